@@ -1,0 +1,28 @@
+# Two commands on a fresh machine: `make demo` and `make test`. Each builds .venv itself.
+PYTHON ?= python3
+VENV := .venv
+BIN := $(VENV)/bin
+STAMP := $(VENV)/.installed
+export MATHPROBE_DATA_DIR ?= $(abspath ../shared/data)
+
+.PHONY: install demo test bench clean
+
+$(STAMP): pyproject.toml constraints.txt
+	test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
+	$(BIN)/pip install -q --upgrade pip
+	$(BIN)/pip install -q -c constraints.txt -e '.[test]'
+	touch $(STAMP)
+
+install: $(STAMP)
+
+demo: $(STAMP)
+	$(BIN)/mathprobe demo
+
+test: $(STAMP)
+	$(BIN)/python -m pytest -q
+
+bench: $(STAMP)
+	$(BIN)/python benchmarks/wemath_views.py
+
+clean:
+	rm -rf $(VENV) *.egg-info .pytest_cache

@@ -1,0 +1,127 @@
+"""The `mathprobe` command line."""
+from __future__ import annotations
+
+import json
+import os
+import sys
+from pathlib import Path
+from typing import Annotated, Optional
+
+import typer
+from rich.console import Console
+from rich.text import Text
+
+from tasks.errors import MathprobeError
+
+# The ephemeral Prefect server's telemetry heartbeat races its own SQLite file and logs a
+# spurious "database is locked" traceback on every local run; nothing here needs telemetry.
+os.environ.setdefault("PREFECT_SERVER_ANALYTICS_ENABLED", "false")
+
+app = typer.Typer(help="mathprobe: concept-wise math benchmark evaluation.", no_args_is_help=True,
+                  pretty_exceptions_enable=False)
+err = Console(stderr=True)
+
+DataDir = Annotated[Optional[Path], typer.Option(
+    "--data-dir", help="Folder holding wemath/, conceptmath/, cmmath/ (default: $MATHPROBE_DATA_DIR).")]
+Db = Annotated[Path, typer.Option("--db", help="DuckDB file (created if absent).")]
+RunId = Annotated[str, typer.Option("--run-id", help="Run id; reuse it to resume a run.")]
+
+DEMO_RUN_ID = "demo-wemath-baseline-random"
+DEMO_DB = Path("out/demo.duckdb")
+
+
+@app.command("import")
+def import_(
+    file: Annotated[Path, typer.Argument(help="Response file in the authors' result format.")],
+    benchmark: Annotated[str, typer.Option("--benchmark")],
+    run_id: RunId,
+    db: Db,
+    fmt: Annotated[str, typer.Option("--format", help="Only 'official' for now.")] = "official",
+    data_dir: DataDir = None,
+) -> None:
+    """Load responses produced elsewhere, grade them, and fill every view."""
+    from tasks import pipeline
+    from tasks.benchmarks import get_adapter, resolve_data_dir
+    from tasks.store import open_store
+
+    if fmt != "official":
+        raise MathprobeError(f"--format {fmt!r}: only 'official' (the authors' result format)")
+    adapter = get_adapter(benchmark)
+    store = open_store(db)
+    counts = pipeline.import_official(store, adapter, resolve_data_dir(data_dir), file, run_id)
+    err.print(f"imported {file} into run {run_id}: {counts['new']} new responses, "
+              f"{counts['already_stored']} already stored, {counts['missing']} without a response")
+
+
+@app.command()
+def run(
+    benchmark: Annotated[str, typer.Option("--benchmark")],
+    model: Annotated[str, typer.Option("--model", help="BACKEND:NAME, e.g. baseline:random")],
+    run_id: RunId,
+    db: Db,
+    data_dir: DataDir = None,
+    limit: Annotated[Optional[int], typer.Option("--limit", help="Evaluate about N questions "
+                                                 "(whole WE-MATH problems only).")] = None,
+    setting: Annotated[Optional[str], typer.Option("--setting", help="Prompt setting.")] = None,
+    concurrency: Annotated[int, typer.Option("--concurrency")] = 16,
+    as_json: Annotated[bool, typer.Option("--json", help="Print the report as JSON.")] = False,
+) -> None:
+    """Run the `eval` flow locally and print the report."""
+    from flows.eval import eval_flow
+
+    report = eval_flow(benchmark=benchmark, model=model, setting=setting, run_id=run_id,
+                       db=str(db), data_dir=str(data_dir) if data_dir else None, limit=limit,
+                       concurrency=concurrency)
+    _emit(report, as_json)
+
+
+@app.command()
+def report(
+    run_id: RunId,
+    db: Db,
+    grader: Annotated[Optional[str], typer.Option("--grader")] = None,
+    as_json: Annotated[bool, typer.Option("--json", help="Print the report as JSON.")] = False,
+) -> None:
+    """Print the paper-style tables of a stored run."""
+    from tasks import reports
+    from tasks.store import open_store
+
+    if not db.is_file():
+        raise MathprobeError(f"{db}: no such DuckDB file")
+    _emit(reports.build(open_store(db), run_id, grader), as_json)
+
+
+@app.command()
+def demo(
+    db: Db = DEMO_DB,
+    data_dir: DataDir = None,
+) -> None:
+    """The main job on embedded defaults: chance baseline on all of WE-MATH testmini."""
+    from flows.eval import eval_flow
+
+    report = eval_flow(benchmark="wemath", model="baseline:random", run_id=DEMO_RUN_ID,
+                       db=str(db), data_dir=str(data_dir) if data_dir else None)
+    _emit(report, False)
+    Console().print(f"\nStored in {db}. Query it by hand, e.g.:\n"
+                    f"  duckdb {db} \"SELECT rule, n, ik, ig, cm, rm, round(score, 4) AS score "
+                    f"FROM wemath_four_dimensional WHERE run_id = '{DEMO_RUN_ID}'\"")
+
+
+def _emit(report: dict, as_json: bool) -> None:
+    if as_json:
+        sys.stdout.write(json.dumps(report, indent=2, default=str) + "\n")
+    else:
+        from tasks.reports import print_report
+        print_report(report)
+
+
+def main() -> None:
+    try:
+        app()
+    except MathprobeError as exc:
+        err.print(Text.assemble(("error: ", "bold red"), str(exc)), highlight=False)
+        sys.exit(2)
+
+
+if __name__ == "__main__":
+    main()

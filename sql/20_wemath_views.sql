@@ -1,0 +1,98 @@
+-- WE-MATH (Qiao et al. 2024). Layer 2: verdicts joined to the problem structure;
+-- layer 3: the paper's figures, each written as the paper defines it.
+
+-- One row per graded question, with its place in the composite problem.
+CREATE OR REPLACE VIEW wemath_item_verdicts AS
+SELECT iv.run_id, iv.grader, iv.item_id,
+       i.group_id                                   AS problem_id,
+       i.part                                       AS key,          -- 2steps_1 .. 3steps_multi
+       CAST(left(i.part, 1) AS INTEGER)             AS steps,        -- 2 or 3
+       i.part LIKE '%multi'                         AS is_composite,
+       i.concept,
+       iv.correct
+FROM item_verdicts iv
+JOIN items i ON i.benchmark = 'wemath' AND i.item_id = iv.item_id
+WHERE iv.benchmark = 'wemath';
+
+-- One row per composite problem: its one-step results and its composite result. A problem is
+-- complete when every one-step question and the composite question have a verdict (a failed
+-- call leaves it incomplete; incomplete problems are left out of N, never counted as wrong).
+CREATE OR REPLACE VIEW wemath_problem_verdicts AS
+SELECT run_id, grader, problem_id,
+       any_value(steps)                              AS steps,
+       count(*) FILTER (NOT is_composite)            AS n_subs,
+       bool_and(correct) FILTER (NOT is_composite)   AS all_subs,
+       bool_or(correct)  FILTER (NOT is_composite)   AS any_subs,
+       bool_or(correct)  FILTER (is_composite)       AS multi,
+       count(*) FILTER (NOT is_composite) = any_value(steps)
+         AND count(*) FILTER (is_composite) = 1      AS complete
+FROM wemath_item_verdicts
+GROUP BY run_id, grader, problem_id;
+
+-- The four-dimensional metric (paper, Sec. 3.2) with the score's weights as parameters:
+--   IK = not all(subs) and not multi          IG = all(subs) and not multi
+--   CM strict = all(subs) and multi           CM loose = any(subs) and multi
+--   RM strict = not all(subs) and multi       RM loose = not any(subs) and multi
+--   rates: IK/N, IG/N, CM/N, RM/(RM+CM);  score = (alpha*IK + beta*IG + CM) / N
+-- N is the number of complete problems in the run (525 on the full testmini).
+CREATE OR REPLACE MACRO wemath_four_dimensional_scored(alpha := 0.0, beta := 0.5) AS TABLE
+WITH counts AS (
+    SELECT run_id, grader,
+           count(*)                                          AS n,
+           count(*) FILTER (NOT all_subs AND NOT multi)      AS ik,
+           count(*) FILTER (all_subs AND NOT multi)          AS ig,
+           count(*) FILTER (all_subs AND multi)              AS cm_strict,
+           count(*) FILTER (any_subs AND multi)              AS cm_loose,
+           count(*) FILTER (NOT all_subs AND multi)          AS rm_strict,
+           count(*) FILTER (NOT any_subs AND multi)          AS rm_loose
+    FROM wemath_problem_verdicts
+    WHERE complete
+    GROUP BY run_id, grader
+), by_rule AS (
+    SELECT run_id, grader, 'strict' AS rule, n, ik, ig, cm_strict AS cm, rm_strict AS rm FROM counts
+    UNION ALL
+    SELECT run_id, grader, 'loose'  AS rule, n, ik, ig, cm_loose  AS cm, rm_loose  AS rm FROM counts
+)
+SELECT run_id, grader, rule, n, ik, ig, cm, rm,
+       ik / n                                         AS ik_rate,
+       ig / n                                         AS ig_rate,
+       cm / n                                         AS cm_rate,
+       CASE WHEN rm + cm > 0 THEN rm / (rm + cm) END  AS rm_rate,
+       (alpha * ik + beta * ig + cm) / n              AS score
+FROM by_rule;
+
+CREATE OR REPLACE VIEW wemath_four_dimensional AS
+SELECT * FROM wemath_four_dimensional_scored();
+
+-- Paper Table 1, first columns: S1 over all one-step questions, S2/S3 over the composite
+-- questions of two- and three-step problems.
+CREATE OR REPLACE VIEW wemath_step_accuracy AS
+SELECT run_id, grader,
+       avg(correct::INTEGER) FILTER (NOT is_composite)             AS s1,
+       avg(correct::INTEGER) FILTER (is_composite AND steps = 2)   AS s2,
+       avg(correct::INTEGER) FILTER (is_composite AND steps = 3)   AS s3
+FROM wemath_item_verdicts
+GROUP BY run_id, grader;
+
+-- Accuracy of the one-step questions labelled with each of the 67 leaf concepts.
+CREATE OR REPLACE VIEW wemath_concept_accuracy AS
+SELECT run_id, grader,
+       concept,
+       count(*)                       AS n,
+       count(*) FILTER (correct)      AS correct,
+       avg(correct::INTEGER)          AS accuracy
+FROM wemath_item_verdicts
+WHERE NOT is_composite
+GROUP BY run_id, grader, concept;
+
+-- Paper Table 1, the 12 second-level categories: the unweighted mean of the category's leaf
+-- accuracies (leaves without questions in the run do not take part).
+CREATE OR REPLACE VIEW wemath_category_accuracy AS
+SELECT ca.run_id, ca.grader,
+       k.root2                        AS category,
+       avg(ca.accuracy)               AS accuracy,
+       count(*)                       AS n_concepts,
+       sum(ca.n)                      AS n
+FROM wemath_concept_accuracy ca
+JOIN wemath_knowledge k ON k.leaf = ca.concept
+GROUP BY ca.run_id, ca.grader, k.root2;

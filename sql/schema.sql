@@ -1,0 +1,78 @@
+-- mathprobe store. Applied at every connect; every statement is idempotent.
+-- Responses are append-only history; verdicts are derived and may be recomputed.
+
+CREATE TABLE IF NOT EXISTS runs (
+    run_id       VARCHAR PRIMARY KEY,
+    benchmark    VARCHAR NOT NULL,
+    model        VARCHAR NOT NULL,
+    backend      VARCHAR NOT NULL,
+    setting      VARCHAR NOT NULL,
+    params       JSON,
+    started_at   TIMESTAMP,
+    finished_at  TIMESTAMP,
+    status       VARCHAR NOT NULL,          -- running | completed | failed | interrupted
+    cost_usd     DOUBLE DEFAULT 0,
+    n_items      INTEGER                    -- items the run covers (after --limit)
+);
+
+CREATE TABLE IF NOT EXISTS items (
+    benchmark    VARCHAR NOT NULL,
+    item_id      VARCHAR NOT NULL,
+    group_id     VARCHAR,                   -- WE-MATH problem ID, ConceptMath system, ...
+    part         VARCHAR,                   -- WE-MATH key (2steps_1 .. 3steps_multi)
+    concept      VARCHAR,                   -- leaf concept, or ';'-joined leaves, or concept path
+    question     VARCHAR,
+    gold         VARCHAR,
+    payload      JSON,                      -- the source row as loaded
+    PRIMARY KEY (benchmark, item_id)
+);
+
+-- WE-MATH knowledge structure (67 leaves).
+CREATE TABLE IF NOT EXISTS wemath_knowledge (
+    leaf         VARCHAR PRIMARY KEY,
+    root0        VARCHAR,
+    root1        VARCHAR,
+    root2        VARCHAR,
+    root3        VARCHAR,
+    root4        VARCHAR,
+    full_node    VARCHAR
+);
+
+CREATE SEQUENCE IF NOT EXISTS response_seq;
+
+CREATE TABLE IF NOT EXISTS responses (
+    response_id   BIGINT PRIMARY KEY DEFAULT nextval('response_seq'),
+    run_id        VARCHAR NOT NULL,
+    item_id       VARCHAR NOT NULL,
+    request_hash  VARCHAR NOT NULL,         -- content hash of model, params, prompt, image bytes
+    response      VARCHAR,                  -- NULL when the call failed or the source had none
+    status        VARCHAR NOT NULL,         -- ok | infra_failed | refused | missing
+    error         VARCHAR,
+    attempts      INTEGER DEFAULT 1,
+    latency_s     DOUBLE,
+    input_tokens  BIGINT,
+    output_tokens BIGINT,
+    cost_usd      DOUBLE,
+    created_at    TIMESTAMP DEFAULT current_timestamp
+);
+
+CREATE TABLE IF NOT EXISTS verdicts (
+    run_id       VARCHAR NOT NULL,
+    item_id      VARCHAR NOT NULL,
+    grader       VARCHAR NOT NULL,
+    response_id  BIGINT NOT NULL,            -- the response this verdict grades
+    extracted    VARCHAR,
+    correct      BOOLEAN NOT NULL,
+    graded_at    TIMESTAMP DEFAULT current_timestamp,
+    PRIMARY KEY (run_id, item_id, grader)
+);
+
+CREATE TABLE IF NOT EXISTS token_logprobs (
+    response_id  BIGINT NOT NULL,
+    position     INTEGER NOT NULL,
+    token        VARCHAR,
+    token_id     BIGINT,
+    logprob      DOUBLE NOT NULL,
+    kind         VARCHAR NOT NULL,          -- generated | prompt
+    PRIMARY KEY (response_id, kind, position)
+);

@@ -1,0 +1,1 @@
+"""Everything the flows call: benchmark adapters, model backends, graders and the DuckDB store."""

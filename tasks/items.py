@@ -1,0 +1,59 @@
+"""The objects that travel between adapters, backends and the store.
+
+An `Item` is a benchmark row as loaded; a `Request` is exactly what a backend is asked (its
+content hash is the cache and resume key); a `Completion` is what came back, failures included.
+"""
+from __future__ import annotations
+
+import hashlib
+import json
+from dataclasses import dataclass, field
+from functools import cached_property
+from typing import Any
+
+
+@dataclass(frozen=True)
+class Item:
+    benchmark: str
+    item_id: str
+    question: str
+    gold: str
+    group_id: str | None = None      # WE-MATH problem ID, ConceptMath system ...
+    part: str | None = None          # WE-MATH key: 2steps_1 .. 3steps_multi
+    concept: str | None = None
+    choices: tuple[str, ...] = ()    # option letters of a multiple-choice question
+    image_path: str | None = None    # absolute path of the image, if the item has one
+    payload: dict[str, Any] = field(default_factory=dict, compare=False, hash=False)
+
+
+@dataclass(frozen=True)
+class Request:
+    item_id: str
+    model: str
+    prompt: str
+    params: dict[str, Any] = field(default_factory=dict, hash=False)
+    image: bytes | None = field(default=None, repr=False)
+    choices: tuple[str, ...] = ()
+
+    @cached_property
+    def request_hash(self) -> str:
+        """Content hash of everything that determines the answer: model, params, prompt, image."""
+        h = hashlib.sha256()
+        h.update(json.dumps({"model": self.model, "params": self.params, "prompt": self.prompt},
+                            sort_keys=True, ensure_ascii=False).encode())
+        if self.image is not None:
+            h.update(b"\0image\0")
+            h.update(self.image)
+        return h.hexdigest()
+
+
+@dataclass
+class Completion:
+    text: str | None
+    status: str = "ok"               # ok | infra_failed | refused | missing
+    error: str | None = None
+    attempts: int = 1
+    latency_s: float | None = None
+    input_tokens: int | None = None
+    output_tokens: int | None = None
+    cost_usd: float | None = None
