@@ -92,6 +92,25 @@ def report(
 
 
 @app.command()
+def sql(
+    query: Annotated[str, typer.Argument(help="SQL to run, e.g. 'FROM wemath_four_dimensional'.")],
+    db: Db,
+) -> None:
+    """Query the DuckDB file read-only (the same as the duckdb CLI, without installing it)."""
+    import duckdb
+
+    if not db.is_file():
+        raise MathprobeError(f"{db}: no such DuckDB file")
+    con = duckdb.connect(str(db), read_only=True)
+    try:
+        con.sql(query).show(max_width=10_000, max_rows=200)
+    except duckdb.Error as exc:
+        raise MathprobeError(f"query failed: {exc}") from exc
+    finally:
+        con.close()
+
+
+@app.command()
 def demo(
     db: Db = DEMO_DB,
     data_dir: DataDir = None,
@@ -103,8 +122,9 @@ def demo(
                        db=str(db), data_dir=str(data_dir) if data_dir else None)
     _emit(report, False)
     Console().print(f"\nStored in {db}. Query it by hand, e.g.:\n"
-                    f"  duckdb {db} \"SELECT rule, n, ik, ig, cm, rm, round(score, 4) AS score "
-                    f"FROM wemath_four_dimensional WHERE run_id = '{DEMO_RUN_ID}'\"")
+                    f"  mathprobe sql --db {db} \"SELECT rule, n, ik, ig, cm, rm, round(score, 4) "
+                    f"AS score FROM wemath_four_dimensional WHERE run_id = '{DEMO_RUN_ID}'\"",
+                    soft_wrap=True)
 
 
 def _emit(report: dict, as_json: bool) -> None:
