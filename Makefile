@@ -3,7 +3,10 @@ PYTHON ?= python3
 VENV := .venv
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
-export MATHPROBE_DATA_DIR ?= $(abspath ../shared/data)
+# The benchmark data: $MATHPROBE_DATA_DIR if set, else this workplace's shared copy beside the
+# checkout (../shared/data), else the workplace's fixed location (for clones made elsewhere).
+MATHPROBE_DATA_DIR ?= $(abspath $(firstword $(wildcard ../shared/data /work/shared/data) ../shared/data))
+export MATHPROBE_DATA_DIR
 
 .PHONY: install demo test bench clean
 
