@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import asyncio
 import re
+import threading
 from dataclasses import dataclass
 from typing import Any
 
@@ -16,14 +17,14 @@ from prefect.artifacts import create_table_artifact
 from prefect.cache_policies import NO_CACHE
 from prefect.task_runners import ThreadPoolTaskRunner
 
-from tasks import pipeline, reports
-from tasks.backends import get_backend, parse_spec
+from tasks import pipeline, progress, reports
+from tasks.backends import get_backend, parse_spec, provider_limit
 from tasks.benchmarks import get_adapter, resolve_data_dir
 from tasks.errors import MathprobeError
 from tasks.store import RunSpec, open_store
 
-SHARD_SIZE = 250
-SHARD_WORKERS = 4
+SHARD_WORKERS = 4          # shard tasks running at once (threads of this process)
+MAX_SHARD = 2000           # items per shard at most
 
 
 @dataclass(frozen=True)
@@ -36,15 +37,32 @@ class RunConfig:
     data_dir: str
     params: dict[str, Any]
     concurrency: int
+    request_timeout: float | None = None
 
 
 def default_run_id(benchmark: str, model: str, setting: str) -> str:
     return re.sub(r"[^A-Za-z0-9._-]+", "-", f"{benchmark}-{model}-{setting}")
 
 
+def shard(ids: list[str], workers: int) -> list[list[str]]:
+    """Equal shards, as many as the workers (more when large), so none idles at the end."""
+    if not ids:
+        return []
+    n = max(workers, -(-len(ids) // MAX_SHARD))
+    n = -(-n // workers) * workers                 # a multiple of the workers
+    size = -(-len(ids) // n)
+    return [ids[i:i + size] for i in range(0, len(ids), size)]
+
+
+_BUDGETS: dict[str, pipeline.Budget] = {}
+
+
 @task(name="prepare", cache_policy=NO_CACHE)
-def prepare_task(cfg: RunConfig, limit: int | None) -> list[str]:
-    """Load the benchmark, store items, open the run; return the ids still to be answered."""
+def prepare_task(cfg: RunConfig, limit: int | None, retry_failed: bool) -> list[str]:
+    """Load the benchmark, store items, open the run; return the ids to ask now.
+
+    A normal run asks what was never asked; `retry_failed` asks only what failed before.
+    """
     adapter = get_adapter(cfg.benchmark)
     store = open_store(cfg.db)
     dataset = pipeline.prepare(store, adapter, resolve_data_dir(cfg.data_dir))
@@ -52,27 +70,38 @@ def prepare_task(cfg: RunConfig, limit: int | None) -> list[str]:
     kind, _ = parse_spec(cfg.model)
     store.start_run(RunSpec(cfg.run_id, cfg.benchmark, cfg.model, kind, cfg.setting, cfg.params),
                     n_items=len(chosen))
-    done = store.answered_item_ids(cfg.run_id)
-    todo = [it.item_id for it in chosen if it.item_id not in done]
-    get_run_logger().info("%s: %d items selected, %d already answered, %d to ask",
-                          cfg.run_id, len(chosen), len(chosen) - len(todo), len(todo))
+    statuses = store.item_statuses(cfg.run_id)
+    if retry_failed:
+        todo = [it.item_id for it in chosen if statuses.get(it.item_id) == "infra_failed"]
+    else:
+        todo = [it.item_id for it in chosen if it.item_id not in statuses]
+    failed = sum(1 for it in chosen if statuses.get(it.item_id) == "infra_failed")
+    get_run_logger().info(
+        "%s: %d items selected, %d answered, %d failed before, %d to ask%s", cfg.run_id,
+        len(chosen), len(statuses) - failed, failed, len(todo),
+        "" if retry_failed or not failed else " (use --retry-failed to re-drive the failed)")
     return todo
 
 
 @task(name="respond-shard", cache_policy=NO_CACHE)
-def respond_shard(cfg: RunConfig, item_ids: list[str], concurrency: int) -> dict[str, int]:
+def respond_shard(cfg: RunConfig, item_ids: list[str], concurrency: int,
+                  max_cost: float | None) -> dict[str, int]:
     adapter = get_adapter(cfg.benchmark)
     store = open_store(cfg.db)
     by_id = adapter.load(resolve_data_dir(cfg.data_dir)).by_id()
     requests = [pipeline.build_request(adapter, by_id[i], cfg.model, cfg.setting, cfg.params)
                 for i in item_ids]
+    budget = _BUDGETS.get(cfg.run_id) or pipeline.Budget(max_cost, store.spent(cfg.run_id))
+    writer = store.writer()
 
     async def go() -> dict[str, int]:
-        backend = get_backend(cfg.model)
+        backend = get_backend(cfg.model, timeout_s=cfg.request_timeout)
         try:
             return await pipeline.respond(
-                backend, requests, lambda rows: store.append_responses(cfg.run_id, rows),
-                concurrency=concurrency)
+                backend, requests, lambda rows: writer.submit(cfg.run_id, rows),
+                concurrency=concurrency, budget=budget,
+                on_done=lambda item_id, c: progress.emit("done", cfg.run_id, status=c.status,
+                                                         item_id=item_id, error=c.error))
         finally:
             await backend.aclose()
 
@@ -108,38 +137,94 @@ def _publish(report: dict[str, Any]) -> None:
                                       f"({run['benchmark']}, {run['model']})")
 
 
+class _LogProgress:
+    """Counts in the Prefect log: a line every tenth of the work, and the first failures."""
+
+    MAX_FAILURES_LOGGED = 20
+
+    def __init__(self, run_id: str, total: int):
+        self.run_id, self.total, self.counts = run_id, total, {}
+        self.step = max(1, total // 10)
+        self.logger = get_run_logger()
+        self._lock = threading.Lock()
+
+    def __call__(self, event: str, run_id: str, **data: Any) -> None:
+        if event != "done" or run_id != self.run_id:
+            return
+        with self._lock:
+            self.counts[data["status"]] = self.counts.get(data["status"], 0) + 1
+            failed = self.counts.get("infra_failed", 0)
+            if data["status"] == "infra_failed" and failed <= self.MAX_FAILURES_LOGGED:
+                self.logger.warning("%s failed: %s%s", data.get("item_id"), data.get("error"),
+                                    " (further failures are counted, not listed)"
+                                    if failed == self.MAX_FAILURES_LOGGED else "")
+            done = sum(self.counts.values())
+            if done % self.step == 0 or done == self.total:
+                self.logger.info("%d/%d asked: %s", done, self.total,
+                                 ", ".join(f"{v} {k}" for k, v in sorted(self.counts.items())))
+
+
 @flow(name="eval", log_prints=True,
       task_runner=ThreadPoolTaskRunner(max_workers=SHARD_WORKERS))
 def eval_flow(benchmark: str = "wemath", model: str = "baseline:random",
               setting: str | None = None, run_id: str | None = None,
               db: str = "mathprobe.duckdb", data_dir: str | None = None,
-              limit: int | None = None, concurrency: int = 16) -> dict[str, Any]:
-    """Evaluate `model` on `benchmark`, store every response in `db`, return the report."""
+              limit: int | None = None, concurrency: int = 16, retry_failed: bool = False,
+              max_cost: float | None = None, temperature: float | None = None,
+              max_tokens: int | None = None, request_timeout: float | None = None) -> dict[str, Any]:
+    """Evaluate `model` on `benchmark`, store every response in `db`, return the report.
+
+    Re-running the same run id resumes it; `retry_failed` re-drives only failed calls;
+    `max_cost` (USD) stops issuing requests once the run has spent that much.
+    """
     adapter = get_adapter(benchmark)
     setting = setting or adapter.DEFAULT_SETTING
     if setting not in adapter.SETTINGS:
         raise MathprobeError(f"--setting {setting!r}: {benchmark} has {', '.join(adapter.SETTINGS)}")
-    get_backend(model)   # fail fast on a bad --model, before any work
+    backend = get_backend(model)   # fail fast on a bad --model or a missing key, before any work
+    asyncio.run(backend.aclose())
+    params = dict(adapter.DEFAULT_PARAMS)
+    params.update({k: v for k, v in (("temperature", temperature), ("max_tokens", max_tokens))
+                   if v is not None})
     cfg = RunConfig(benchmark=benchmark, model=model, setting=setting,
                     run_id=run_id or default_run_id(benchmark, model, setting), db=db,
-                    data_dir=str(resolve_data_dir(data_dir)), params=dict(adapter.DEFAULT_PARAMS),
-                    concurrency=concurrency)
+                    data_dir=str(resolve_data_dir(data_dir)), params=params,
+                    concurrency=concurrency, request_timeout=request_timeout)
     store = open_store(cfg.db)
-    todo = prepare_task(cfg, limit)
-    shards = [todo[i:i + SHARD_SIZE] for i in range(0, len(todo), SHARD_SIZE)]
-    workers = max(1, min(SHARD_WORKERS, len(shards)))
-    per_shard = max(1, concurrency // workers)
+    todo = prepare_task(cfg, limit, retry_failed)
+    budget = _BUDGETS[cfg.run_id] = pipeline.Budget(max_cost, store.spent(cfg.run_id))
+    # at most `concurrency` requests in flight across the shards running at once
+    in_flight = max(1, min(concurrency, provider_limit(model)))
+    workers = min(SHARD_WORKERS, in_flight)
+    shards = shard(todo, workers)
+    per_shard = in_flight // max(1, min(workers, len(shards)))
+    progress.emit("start", cfg.run_id, total=len(todo))
+    log_progress = _LogProgress(cfg.run_id, len(todo))
+    progress.subscribe(log_progress)
     try:
-        futures = [respond_shard.submit(cfg, shard, per_shard) for shard in shards]
-        for future in futures:
-            future.result()
+        for wave in range(0, len(shards), workers):   # `workers` equal shards at a time
+            futures = [respond_shard.submit(cfg, s, per_shard, max_cost)
+                       for s in shards[wave:wave + workers]]
+            for future in futures:
+                future.result()
         grade_task(cfg)
     except BaseException:
         store.finish_run(cfg.run_id, "interrupted")
         raise
+    finally:
+        progress.unsubscribe(log_progress)
+        _BUDGETS.pop(cfg.run_id, None)
     run = store.run(cfg.run_id)
-    store.finish_run(cfg.run_id, "completed" if run["n_infra_failed"] == 0 else "incomplete")
+    if budget.exhausted and run["n_not_asked"]:
+        status = "stopped_max_cost"
+        message = (f"--max-cost ${max_cost:.4f} reached (spent ${budget.spent:.4f}): "
+                   f"{run['n_not_asked']} item(s) not asked; run again with a higher "
+                   "--max-cost to continue")
+        get_run_logger().warning(message)
+        progress.emit("stopped", cfg.run_id, reason=message)
+    else:
+        status = "completed" if run["n_infra_failed"] == 0 else "incomplete"
+    store.finish_run(cfg.run_id, status)
     report = reports.build(store, cfg.run_id)
     _publish(report)
     return report
-

@@ -90,7 +90,7 @@ GROUP BY run_id, grader, concept;
 CREATE OR REPLACE VIEW wemath_category_accuracy AS
 SELECT ca.run_id, ca.grader,
        k.root2                        AS category,
-       avg(ca.accuracy)               AS accuracy,
+       avg(ca.accuracy ORDER BY ca.concept) AS accuracy,   -- ordered: same bits every time
        count(*)                       AS n_concepts,
        sum(ca.n)                      AS n
 FROM wemath_concept_accuracy ca

@@ -6,12 +6,15 @@ imported response set and a live run go through identical storage and grading.
 from __future__ import annotations
 
 import asyncio
+import threading
 import time
 from collections.abc import Callable, Sequence
+from concurrent.futures import Future
 from pathlib import Path
 from types import ModuleType
 from typing import Any
 
+from tasks import prices
 from tasks.backends import Backend
 from tasks.items import Completion, Item, Request
 from tasks.errors import MathprobeError
@@ -36,37 +39,76 @@ def build_request(adapter: ModuleType, item: Item, model: str, setting: str,
                    params=params, image=image, choices=item.choices)
 
 
-async def respond(backend: Backend, requests: Sequence[Request],
-                  sink: Callable[[list[ResponseRow]], Any], *, concurrency: int,
-                  batch_size: int = 64,
-                  on_done: Callable[[Completion], Any] | None = None) -> dict[str, int]:
-    """Send requests with at most `concurrency` in flight; hand results to `sink` in batches.
+class Budget:
+    """A run's spending cap, shared by its shards: once reached, no new request is issued."""
 
-    Results are flushed as they arrive, so an interrupted shard keeps what it already got.
+    def __init__(self, max_cost: float | None, spent: float = 0.0):
+        self.max_cost, self.spent = max_cost, spent
+        self._lock = threading.Lock()
+
+    def add(self, cost: float | None) -> None:
+        if cost:
+            with self._lock:
+                self.spent += cost
+
+    @property
+    def exhausted(self) -> bool:
+        return self.max_cost is not None and self.spent >= self.max_cost
+
+
+async def respond(backend: Backend, requests: Sequence[Request],
+                  submit: Callable[[list[ResponseRow]], Future], *, concurrency: int,
+                  budget: Budget | None = None, batch_size: int = 64, flush_s: float = 1.0,
+                  on_done: Callable[[str, Completion], Any] | None = None) -> dict[str, int]:
+    """Send requests with at most `concurrency` in flight; hand results to the writer in batches.
+
+    Batches go out every `batch_size` results or `flush_s` seconds, whichever comes first, so an
+    interrupted run loses at most the answers of the last second. Returns counts by status, plus
+    `not_asked` for requests held back because the budget ran out. Returns once every batch is
+    committed.
     """
     sem = asyncio.Semaphore(max(1, concurrency))
     counts: dict[str, int] = {}
     buffer: list[ResponseRow] = []
+    commits: list[Future] = []
+    last_flush = time.monotonic()
 
-    async def one(req: Request) -> tuple[Request, Completion]:
+    async def one(req: Request) -> tuple[Request, Completion | None]:
         async with sem:
+            if budget is not None and budget.exhausted:
+                return req, None
             started = time.perf_counter()
             completion = await backend.complete(req)
             if completion.latency_s is None:
                 completion.latency_s = time.perf_counter() - started
+            if completion.cost_usd is None:
+                completion.cost_usd = prices.cost(backend.kind, backend.model,
+                                                  completion.input_tokens, completion.output_tokens)
+            if budget is not None:
+                budget.add(completion.cost_usd)
             return req, completion
+
+    def flush() -> None:
+        nonlocal buffer, last_flush
+        if buffer:
+            commits.append(submit(buffer))
+            buffer = []
+        last_flush = time.monotonic()
 
     for next_done in asyncio.as_completed([one(r) for r in requests]):
         req, completion = await next_done
+        if completion is None:
+            counts["not_asked"] = counts.get("not_asked", 0) + 1
+            continue
         counts[completion.status] = counts.get(completion.status, 0) + 1
         buffer.append((req.item_id, req.request_hash, completion))
         if on_done is not None:
-            on_done(completion)
-        if len(buffer) >= batch_size:
-            sink(buffer)
-            buffer = []
-    if buffer:
-        sink(buffer)
+            on_done(req.item_id, completion)
+        if len(buffer) >= batch_size or time.monotonic() - last_flush >= flush_s:
+            flush()
+    flush()
+    for fut in commits:
+        await asyncio.wrap_future(fut)
     return counts
 
 

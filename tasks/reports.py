@@ -7,6 +7,7 @@ from rich.console import Console, Group
 from rich.table import Table
 from rich.text import Text
 
+from tasks import prices
 from tasks.errors import MathprobeError
 from tasks.store import Store
 
@@ -41,10 +42,12 @@ def build(store: Store, run_id: str, grader: str | None = None) -> dict[str, Any
     if run["benchmark"] not in builders:
         raise MathprobeError(f"no report for benchmark {run['benchmark']!r} yet")
     summary = {k: run[k] for k in ("run_id", "benchmark", "model", "backend", "setting", "status",
-                                   "n_items", "n_responses", "n_ok", "n_missing",
+                                   "n_items", "n_responses", "n_not_asked", "n_ok", "n_missing",
                                    "n_infra_failed", "n_refused", "input_tokens",
                                    "output_tokens", "cost_usd")}
     summary["cost_usd"] = float(summary["cost_usd"] or 0.0)
+    summary["priced"] = (run["backend"] not in ("openai", "anthropic")
+                         or prices.price(run["backend"], run["model"].partition(":")[2]) is not None)
     return {"run": summary, **builders[run["benchmark"]](store, run_id, grader or "official")}
 
 
@@ -73,14 +76,22 @@ def _wemath(store: Store, run_id: str, grader: str) -> dict[str, Any]:
 
 def render(report: dict[str, Any], width: int = 120) -> Group:
     run = report["run"]
+    cost = (f"${run['cost_usd']:.4f}" if run["priced"]
+            else "unknown (no price for this model in the price table)")
     head = Text.assemble(
         (f"run {run['run_id']}", "bold"),
         f"  {run['benchmark']}  {run['model']}  setting={run['setting']}  status={run['status']}\n",
-        f"responses: {run['n_ok']} ok, {run['n_missing']} missing, "
-        f"{run['n_infra_failed']} infra_failed, {run['n_refused']} refused "
-        f"(of {run['n_items']} items); cost ${run['cost_usd']:.4f}; grader: {report['grader']}",
+        f"responses: {run['n_ok']} ok, {run['n_refused']} refused, {run['n_missing']} missing, "
+        f"{run['n_infra_failed']} infra_failed, {run['n_not_asked']} not asked "
+        f"(of {run['n_items']} items)\n",
+        f"tokens: {run['input_tokens']} in, {run['output_tokens']} out; cost {cost}; "
+        f"grader: {report['grader']}",
     )
     parts: list[Any] = [head]
+    if run["n_infra_failed"]:
+        parts.append(Text(f"{run['n_infra_failed']} call(s) failed (infra_failed): not graded, "
+                          "left out of the figures; re-drive them with --retry-failed",
+                          style="yellow"))
     if run["benchmark"] == "wemath":
         parts += _render_wemath(report, width)
     return Group(*parts)

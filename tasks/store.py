@@ -10,8 +10,10 @@ from __future__ import annotations
 
 import atexit
 import json
+import queue
 import threading
 from collections.abc import Iterable, Iterator, Sequence
+from concurrent.futures import Future
 from contextlib import contextmanager
 from dataclasses import dataclass
 from datetime import datetime, timezone
@@ -25,8 +27,9 @@ from tasks.items import Completion, Item
 
 SQL_DIR = Path(__file__).resolve().parent.parent / "sql"
 
-# Statuses that carry an answer to grade; anything else (infra_failed, ...) is retried later.
-ANSWERED = ("ok", "missing")
+# Statuses that carry an answer to grade; `infra_failed` is not one: it is retried later.
+ANSWERED = ("ok", "refused", "missing")
+_ANSWERED_SQL = "('ok', 'refused', 'missing')"
 
 
 def sql_files() -> list[Path]:
@@ -59,6 +62,7 @@ class Store:
         except duckdb.IOException as exc:
             raise MathprobeError(f"{self.path}: cannot open the DuckDB file ({exc})") from exc
         self._lock = threading.RLock()
+        self._writer: ResponseWriter | None = None
         with self.transaction():
             for f in sql_files():
                 self.con.execute(f.read_text())
@@ -85,7 +89,15 @@ class Store:
             names = [d[0] for d in cur.description]
             return [dict(zip(names, row)) for row in cur.fetchall()]
 
+    def writer(self) -> "ResponseWriter":
+        with self._lock:
+            if self._writer is None:
+                self._writer = ResponseWriter(self)
+            return self._writer
+
     def close(self) -> None:
+        if self._writer is not None:
+            self._writer.close()
         with self._lock:
             self.con.close()
         _STORES.pop(self.path, None)
@@ -157,14 +169,18 @@ class Store:
         return rows[0] if rows else None
 
     # -- responses ------------------------------------------------------------------------
-    def answered_item_ids(self, run_id: str) -> set[str]:
-        rows = self.query("SELECT DISTINCT item_id FROM responses WHERE run_id = ? AND status IN "
-                          "('ok', 'missing')", [run_id])
-        return {r[0] for r in rows}
+    def item_statuses(self, run_id: str) -> dict[str, str]:
+        """item_id -> status of the response that counts, for every item the run has asked."""
+        return dict(self.query("SELECT item_id, status FROM current_responses WHERE run_id = ?",
+                               [run_id]))
+
+    def spent(self, run_id: str) -> float:
+        return self.query("SELECT coalesce(sum(cost_usd), 0) FROM responses WHERE run_id = ?",
+                          [run_id])[0][0]
 
     def append_responses(self, run_id: str,
                          rows: Iterable[tuple[str, str, Completion]]) -> int:
-        """Append (item_id, request_hash, completion) rows; returns how many were new.
+        """Append (item_id, request_hash, completion) rows now; returns how many were new.
 
         A row for an item that already has an answer in this run is skipped, so writing the same
         batch twice (a resumed run, a re-import) never duplicates anything.
@@ -194,7 +210,7 @@ class Store:
                 SELECT $run_id, s.* FROM (SELECT {select}) s
                 WHERE NOT EXISTS (SELECT 1 FROM responses r
                                   WHERE r.run_id = $run_id AND r.item_id = s.item_id
-                                    AND r.status IN ('ok', 'missing'))
+                                    AND r.status IN {_ANSWERED_SQL})
                 """, params)
             after = con.execute("SELECT count(*) FROM responses WHERE run_id = ?", [run_id]).fetchone()[0]
         return after - before
@@ -202,12 +218,12 @@ class Store:
     # -- verdicts -------------------------------------------------------------------------
     def ungraded(self, run_id: str, grader: str) -> list[tuple[int, str, str | None]]:
         """(response_id, item_id, response) of answers in the run that `grader` has not graded."""
-        return self.query("""
+        return self.query(f"""
             SELECT c.response_id, c.item_id, c.response
             FROM current_responses c
             LEFT JOIN verdicts v ON v.run_id = c.run_id AND v.item_id = c.item_id
                                 AND v.grader = ? AND v.response_id = c.response_id
-            WHERE c.run_id = ? AND c.status IN ('ok', 'missing') AND v.item_id IS NULL
+            WHERE c.run_id = ? AND c.status IN {_ANSWERED_SQL} AND v.item_id IS NULL
             ORDER BY c.response_id""", [grader, run_id])
 
     def write_verdicts(self, run_id: str, grader: str,
@@ -229,6 +245,60 @@ class Store:
                 SELECT $run_id, s.item_id, $grader, s.response_id, s.extracted, s.correct,
                        current_timestamp
                 FROM (SELECT {select}) s""", params)
+
+
+class ResponseWriter:
+    """The single writer of responses: callers on any thread or event loop hand it batches; one
+    thread commits them in order, merging what queued up meanwhile into one transaction.
+
+    `submit` returns a Future that resolves once the batch is committed, so a shard can wait
+    until its answers are durable before it reports done.
+    """
+
+    def __init__(self, store: Store):
+        self.store = store
+        self._queue: queue.Queue = queue.Queue()
+        self._thread = threading.Thread(target=self._run, name="duckdb-writer", daemon=True)
+        self._thread.start()
+
+    def submit(self, run_id: str, rows: list[tuple[str, str, Completion]]) -> Future:
+        fut: Future = Future()
+        self._queue.put((run_id, rows, fut))
+        return fut
+
+    def _run(self) -> None:
+        while True:
+            first = self._queue.get()
+            if first is None:
+                return
+            pending = [first]
+            while True:        # merge whatever else is waiting (bounded) into this commit
+                try:
+                    nxt = self._queue.get_nowait()
+                except queue.Empty:
+                    break
+                if nxt is None:
+                    self._queue.put(None)
+                    break
+                pending.append(nxt)
+                if sum(len(p[1]) for p in pending) >= 2000:
+                    break
+            by_run: dict[str, list] = {}
+            for run_id, rows, _ in pending:
+                by_run.setdefault(run_id, []).extend(rows)
+            try:
+                for run_id, rows in by_run.items():
+                    self.store.append_responses(run_id, rows)
+            except BaseException as exc:   # hand the failure to every waiter
+                for *_, fut in pending:
+                    fut.set_exception(exc)
+                continue
+            for *_, fut in pending:
+                fut.set_result(None)
+
+    def close(self) -> None:
+        self._queue.put(None)
+        self._thread.join(timeout=30)
 
 
 _STORES: dict[str, Store] = {}

@@ -28,11 +28,38 @@ def parse_spec(spec: str) -> tuple[str, str]:
     return kind, model
 
 
-def get_backend(spec: str, **options) -> Backend:
+# Default simultaneous requests per provider; the run's --concurrency is capped by these.
+PROVIDER_CONCURRENCY = {"openai": 256, "anthropic": 64, "baseline": 1024, "replay": 1024}
+
+
+def provider_limit(spec: str) -> int:
+    """The per-provider cap, overridable as MATHPROBE_MAX_CONCURRENCY_<KIND> (e.g. ..._OPENAI)."""
+    import os
+
+    kind, _ = parse_spec(spec)
+    env = os.environ.get(f"MATHPROBE_MAX_CONCURRENCY_{kind.upper()}")
+    return int(env) if env else PROVIDER_CONCURRENCY.get(kind, 64)
+
+
+def get_backend(spec: str, *, seed: int = 0, timeout_s: float | None = None) -> Backend:
+    """The backend for BACKEND:NAME. Raises MathprobeError for an unknown or unusable one."""
+    from tasks.backends.retry import RetryPolicy
+
     kind, model = parse_spec(spec)
+    policy = RetryPolicy.from_env(timeout_s=timeout_s)
     if kind == "baseline":
         from tasks.backends.baseline import RandomBaseline
         if model != "random":
             raise MathprobeError(f"--model {spec!r}: the only baseline is baseline:random")
-        return RandomBaseline(seed=options.get("seed", 0))
-    raise MathprobeError(f"--model {spec!r}: unknown backend {kind!r} (available: baseline)")
+        return RandomBaseline(seed=seed)
+    if kind == "openai":
+        from tasks.backends.openai_chat import OpenAIChat
+        return OpenAIChat(model, policy=policy)
+    if kind == "anthropic":
+        from tasks.backends.anthropic_messages import AnthropicMessages
+        return AnthropicMessages(model, policy=policy)
+    if kind == "replay":
+        from tasks.backends.replay import Replay
+        return Replay(model)
+    raise MathprobeError(f"--model {spec!r}: unknown backend {kind!r} "
+                         "(available: baseline, openai, anthropic, replay)")

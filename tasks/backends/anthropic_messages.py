@@ -1,0 +1,53 @@
+"""`anthropic:<model>`: the official SDK's async Messages API (ANTHROPIC_BASE_URL honoured).
+Images go as base64 image blocks before the text."""
+from __future__ import annotations
+
+import base64
+import os
+
+import anthropic
+
+from tasks.backends.openai_chat import image_mime
+from tasks.backends.retry import RetryPolicy, call_with_retries, classify_sdk_error, sdk_kwargs
+from tasks.items import Completion, Request
+from tasks.secrets import resolve_secret
+
+
+class AnthropicMessages:
+    kind = "anthropic"
+
+    def __init__(self, model: str, *, policy: RetryPolicy | None = None,
+                 base_url: str | None = None, api_key: str | None = None):
+        self.model = model
+        self.policy = policy or RetryPolicy()
+        self.client = anthropic.AsyncAnthropic(
+            api_key=api_key or resolve_secret("ANTHROPIC_API_KEY"),
+            base_url=base_url or os.environ.get("ANTHROPIC_BASE_URL") or None,
+            max_retries=0, timeout=self.policy.timeout_s)
+
+    async def complete(self, request: Request) -> Completion:
+        content: list[dict] = []
+        if request.image is not None:
+            content.append({"type": "image", "source": {
+                "type": "base64", "media_type": image_mime(request.image),
+                "data": base64.b64encode(request.image).decode()}})
+        content.append({"type": "text", "text": request.prompt})
+        params = sdk_kwargs(self.client.messages.create,
+                            {"max_tokens": 1024, **request.params})  # max_tokens is required
+
+        async def attempt() -> Completion:
+            try:
+                resp = await self.client.messages.create(
+                    model=self.model, messages=[{"role": "user", "content": content}], **params)
+                text = "".join(b.text for b in resp.content if getattr(b, "type", None) == "text")
+                status = "refused" if resp.stop_reason == "refusal" else "ok"
+                return Completion(text=text, status=status,
+                                  input_tokens=resp.usage.input_tokens,
+                                  output_tokens=resp.usage.output_tokens)
+            except Exception as exc:
+                raise classify_sdk_error(anthropic, exc) from exc
+
+        return await call_with_retries(attempt, self.policy)
+
+    async def aclose(self) -> None:
+        await self.client.close()

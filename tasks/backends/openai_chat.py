@@ -1,0 +1,71 @@
+"""`openai:<model>`: the official SDK's async chat completions, for OpenAI and any server that
+speaks its wire format (vLLM, SGLang, gateways) via OPENAI_BASE_URL. Images go as data URLs."""
+from __future__ import annotations
+
+import base64
+import os
+
+import openai
+
+from tasks.backends.retry import RetryPolicy, call_with_retries, classify_sdk_error, sdk_kwargs
+from tasks.items import Completion, Request
+from tasks.secrets import resolve_secret
+
+
+def image_mime(data: bytes) -> str:
+    if data.startswith(b"\xff\xd8"):
+        return "image/jpeg"
+    if data[:6] in (b"GIF87a", b"GIF89a"):
+        return "image/gif"
+    if data[:4] == b"RIFF" and data[8:12] == b"WEBP":
+        return "image/webp"
+    return "image/png"
+
+
+class OpenAIChat:
+    kind = "openai"
+
+    def __init__(self, model: str, *, policy: RetryPolicy | None = None,
+                 base_url: str | None = None, api_key: str | None = None):
+        self.model = model
+        self.policy = policy or RetryPolicy()
+        self.client = openai.AsyncOpenAI(
+            api_key=api_key or resolve_secret("OPENAI_API_KEY"),
+            base_url=base_url or os.environ.get("OPENAI_BASE_URL") or None,
+            max_retries=0,                      # tenacity retries, with our policy
+            timeout=self.policy.timeout_s)
+
+    def _messages(self, request: Request) -> list[dict]:
+        content: list[dict] = []
+        if request.image is not None:
+            b64 = base64.b64encode(request.image).decode()
+            content.append({"type": "image_url",
+                            "image_url": {"url": f"data:{image_mime(request.image)};base64,{b64}"}})
+        content.append({"type": "text", "text": request.prompt})
+        return [{"role": "user", "content": content}]
+
+    async def complete(self, request: Request) -> Completion:
+        messages = self._messages(request)
+        params = sdk_kwargs(self.client.chat.completions.create, request.params)
+
+        async def attempt() -> Completion:
+            try:
+                resp = await self.client.chat.completions.create(
+                    model=self.model, messages=messages, **params)
+                choice = resp.choices[0]
+                text = choice.message.content
+                refusal = getattr(choice.message, "refusal", None)
+                usage = resp.usage
+                status = "refused" if refusal or choice.finish_reason == "content_filter" else "ok"
+                if status == "ok" and text is None:
+                    raise ValueError("the response has no message content")
+                return Completion(text=text if text is not None else refusal, status=status,
+                                  input_tokens=usage.prompt_tokens if usage else None,
+                                  output_tokens=usage.completion_tokens if usage else None)
+            except Exception as exc:   # every SDK failure becomes Transient or Permanent
+                raise classify_sdk_error(openai, exc) from exc
+
+        return await call_with_retries(attempt, self.policy)
+
+    async def aclose(self) -> None:
+        await self.client.close()

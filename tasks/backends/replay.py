@@ -1,0 +1,64 @@
+"""`replay:<file>`: answers from a response file produced elsewhere, through the live pipeline.
+
+The file is JSON or JSONL rows with a `response` and either `item_id` or the benchmark's own
+id fields (WE-MATH `ID` + `key`). An item the file has no row for is answered `missing`.
+"""
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+from tasks.errors import DataError
+from tasks.items import Completion, Request
+
+
+def _row_id(row: dict) -> str | None:
+    if isinstance(row.get("item_id"), str):
+        return row["item_id"]
+    if isinstance(row.get("ID"), str) and isinstance(row.get("key"), str):
+        return f"{row['ID']}/{row['key']}"
+    return None
+
+
+def read_rows(path: Path) -> list[dict]:
+    text = path.read_text(encoding="utf-8")
+    try:
+        rows = json.loads(text)
+        return rows if isinstance(rows, list) else [rows]
+    except json.JSONDecodeError:
+        out = []
+        for n, line in enumerate(text.splitlines(), start=1):
+            if line.strip():
+                try:
+                    out.append(json.loads(line))
+                except json.JSONDecodeError as exc:
+                    raise DataError(path, f"not valid JSON: {exc}", row=n) from exc
+        return out
+
+
+class Replay:
+    kind = "replay"
+
+    def __init__(self, path: str):
+        self.model = path
+        file = Path(path)
+        if not file.is_file():
+            raise DataError(file, "replay file not found")
+        self.responses: dict[str, str | None] = {}
+        for n, row in enumerate(read_rows(file), start=1):
+            iid = _row_id(row) if isinstance(row, dict) else None
+            if iid is None:
+                raise DataError(file, "no item_id (or ID and key)", row=n, field="item_id")
+            response = row.get("response")
+            if response is not None and not isinstance(response, str):
+                raise DataError(file, "expected a string", row=n, field="response", item=iid)
+            self.responses[iid] = response
+
+    async def complete(self, request: Request) -> Completion:
+        if request.item_id not in self.responses or self.responses[request.item_id] is None:
+            return Completion(text=None, status="missing", attempts=0,
+                              error="no response in the replay file")
+        return Completion(text=self.responses[request.item_id], attempts=0, latency_s=0.0)
+
+    async def aclose(self) -> None:
+        return None

@@ -1,0 +1,143 @@
+"""Retries for model calls (tenacity): what is worth retrying, how long to wait, when to give up.
+
+Only failures that can succeed later are retried: 429, 408/409, 5xx, timeouts, dropped
+connections and malformed bodies. The server's `retry-after-ms` / `Retry-After` is honoured;
+otherwise the wait is exponential with full jitter. A call that still fails comes back as an
+`infra_failed` Completion carrying the reason, never as an exception and never as an answer.
+"""
+from __future__ import annotations
+
+import email.utils
+import json
+import time
+from collections.abc import Awaitable, Callable
+from dataclasses import dataclass
+from types import ModuleType
+
+from tenacity import (AsyncRetrying, RetryCallState, retry_if_exception_type, stop_after_attempt,
+                      stop_after_delay, wait_random_exponential)
+
+from tasks.items import Completion
+from tasks.secrets import redact
+
+RETRYABLE_STATUS = frozenset({408, 409, 425, 429, 500, 502, 503, 504, 529})
+
+
+@dataclass(frozen=True)
+class RetryPolicy:
+    max_attempts: int = 6
+    max_total_s: float = 600.0     # give up on one request after this long, waits included
+    base_wait_s: float = 1.0
+    max_wait_s: float = 60.0
+    timeout_s: float = 120.0       # one attempt
+
+    @classmethod
+    def from_env(cls, **overrides) -> "RetryPolicy":
+        """Defaults, then MATHPROBE_RETRY_* / MATHPROBE_REQUEST_TIMEOUT_S, then `overrides`."""
+        import os
+
+        env = {"max_attempts": ("MATHPROBE_RETRY_MAX_ATTEMPTS", int),
+               "max_total_s": ("MATHPROBE_RETRY_MAX_TOTAL_S", float),
+               "base_wait_s": ("MATHPROBE_RETRY_BASE_WAIT_S", float),
+               "max_wait_s": ("MATHPROBE_RETRY_MAX_WAIT_S", float),
+               "timeout_s": ("MATHPROBE_REQUEST_TIMEOUT_S", float)}
+        values = {k: cast(os.environ[var]) for k, (var, cast) in env.items() if os.environ.get(var)}
+        values.update({k: v for k, v in overrides.items() if v is not None})
+        return cls(**values)
+
+
+class TransientError(Exception):
+    """A failure worth retrying; `retry_after` is the server's hint in seconds."""
+
+    def __init__(self, message: str, retry_after: float | None = None):
+        super().__init__(message)
+        self.retry_after = retry_after
+
+
+class PermanentError(Exception):
+    """A failure that retrying will not fix (bad request, auth): recorded, re-drivable later."""
+
+
+def retry_after_s(headers) -> float | None:
+    """Seconds to wait from `retry-after-ms` or `Retry-After` (seconds or an HTTP date)."""
+    if headers is None:
+        return None
+    ms = headers.get("retry-after-ms")
+    if ms:
+        try:
+            return max(0.0, float(ms) / 1000)
+        except ValueError:
+            pass
+    value = headers.get("retry-after")
+    if not value:
+        return None
+    try:
+        return max(0.0, float(value))
+    except ValueError:
+        parsed = email.utils.parsedate_to_datetime(value) if value else None
+        return max(0.0, parsed.timestamp() - time.time()) if parsed else None
+
+
+def classify_sdk_error(sdk: ModuleType, exc: BaseException) -> Exception:
+    """Map an OpenAI / Anthropic SDK exception (same shapes in both) to Transient or Permanent."""
+    if isinstance(exc, sdk.APITimeoutError):
+        return TransientError("timeout")
+    if isinstance(exc, sdk.APIConnectionError):
+        cause = exc.__cause__ or exc
+        return TransientError(f"connection error: {type(cause).__name__}: {cause}")
+    if isinstance(exc, sdk.APIStatusError):
+        status = exc.status_code
+        message = f"HTTP {status}: {exc.message}"
+        if status in RETRYABLE_STATUS:
+            return TransientError(message, retry_after_s(exc.response.headers))
+        return PermanentError(message)
+    if isinstance(exc, (sdk.APIResponseValidationError, json.JSONDecodeError, KeyError, IndexError,
+                        TypeError, ValueError, AttributeError)):
+        return TransientError(f"malformed response body: {type(exc).__name__}: {exc}")
+    return PermanentError(f"{type(exc).__name__}: {exc}")
+
+
+def sdk_kwargs(method: Callable, params: dict) -> dict:
+    """Generation params as SDK keyword arguments; those this SDK version does not name (e.g.
+    `temperature` in newer Anthropic SDKs) travel in `extra_body`, so they still reach the API."""
+    import inspect
+
+    known = inspect.signature(method).parameters
+    kwargs = {k: v for k, v in params.items() if k in known}
+    extra = {k: v for k, v in params.items() if k not in known}
+    if extra:
+        kwargs["extra_body"] = extra
+    return kwargs
+
+
+def _wait(policy: RetryPolicy) -> Callable[[RetryCallState], float]:
+    backoff = wait_random_exponential(multiplier=policy.base_wait_s, max=policy.max_wait_s)
+
+    def wait(state: RetryCallState) -> float:
+        exc = state.outcome.exception() if state.outcome else None
+        hint = getattr(exc, "retry_after", None)
+        return min(hint, policy.max_wait_s) if hint is not None else backoff(state)
+
+    return wait
+
+
+async def call_with_retries(attempt: Callable[[], Awaitable[Completion]],
+                            policy: RetryPolicy) -> Completion:
+    """Run `attempt` (which raises Transient/PermanentError) until it succeeds or gives up."""
+    tries = 0
+    started = time.perf_counter()
+    try:
+        async for state in AsyncRetrying(
+                stop=stop_after_attempt(policy.max_attempts) | stop_after_delay(policy.max_total_s),
+                wait=_wait(policy), retry=retry_if_exception_type(TransientError), reraise=True):
+            with state:
+                tries += 1
+                completion = await attempt()
+    except (TransientError, PermanentError) as exc:
+        kind = "gave up" if isinstance(exc, TransientError) else "not retryable"
+        return Completion(text=None, status="infra_failed", attempts=tries,
+                          error=redact(f"{exc} ({kind} after {tries} attempt(s))"),
+                          latency_s=time.perf_counter() - started)
+    completion.attempts = tries
+    completion.latency_s = time.perf_counter() - started
+    return completion

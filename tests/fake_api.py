@@ -1,0 +1,222 @@
+"""A small HTTP/1.1 server on loopback that speaks the OpenAI chat-completions and Anthropic
+messages wire formats, with scripted faults. Tests and benchmarks/fanout.py point the real
+SDKs at it; nothing of mathprobe's own code is replaced.
+
+Faults are scripted per prompt: `faults={"2steps_1 question 1": ["429", "503"]}` makes the first
+two requests whose prompt contains that text fail that way; later ones succeed. Kinds:
+  429      rate limited, with `Retry-After: <retry_after>`
+  429ms    rate limited, with `retry-after-ms`
+  500/503  server errors
+  400/401  client errors (not retryable)
+  slow     answers after `slow_s` seconds (past the client's timeout)
+  malformed  200 with a body that is not JSON
+  empty    200 with valid JSON but no choices / content
+  drop     closes the connection without answering
+  refuse   a refusal (OpenAI `refusal`, Anthropic stop_reason 'refusal')
+`always={"text": "503"}` fails every request containing the text.
+
+Run standalone for benchmarks: python -m tests.fake_api --port 0 --latency 0.05
+"""
+from __future__ import annotations
+
+import argparse
+import asyncio
+import json
+import threading
+import time
+from dataclasses import dataclass, field
+from typing import Any
+
+
+@dataclass
+class FakeAPI:
+    latency: float = 0.0
+    answer: str = "A"                          # letter answered when no rule matches
+    answers: dict[str, str] = field(default_factory=dict)   # prompt text -> letter
+    faults: dict[str, list[str]] = field(default_factory=dict)
+    always: dict[str, str] = field(default_factory=dict)
+    retry_after: float = 0.05
+    slow_s: float = 3.0
+    record: bool = True
+    requests: list[dict[str, Any]] = field(default_factory=list)
+    served: int = 0
+    port: int = 0
+
+    def __post_init__(self):
+        self._lock = threading.Lock()
+        self._loop: asyncio.AbstractEventLoop | None = None
+        self._server: asyncio.base_events.Server | None = None
+        self._thread: threading.Thread | None = None
+
+    # -- lifecycle ------------------------------------------------------------------------
+    def start(self) -> "FakeAPI":
+        ready = threading.Event()
+
+        def run() -> None:
+            self._loop = asyncio.new_event_loop()
+            asyncio.set_event_loop(self._loop)
+            self._server = self._loop.run_until_complete(
+                asyncio.start_server(self._handle, "127.0.0.1", self.port, backlog=1024))
+            self.port = self._server.sockets[0].getsockname()[1]
+            ready.set()
+            self._loop.run_forever()
+
+        self._thread = threading.Thread(target=run, daemon=True, name="fake-api")
+        self._thread.start()
+        ready.wait(10)
+        return self
+
+    def stop(self) -> None:
+        if self._loop is None:
+            return
+
+        async def shutdown() -> None:
+            self._server.close()
+            for task in asyncio.all_tasks():
+                if task is not asyncio.current_task():
+                    task.cancel()
+
+        asyncio.run_coroutine_threadsafe(shutdown(), self._loop).result(5)
+        self._loop.call_soon_threadsafe(self._loop.stop)
+        self._thread.join(5)
+
+    @property
+    def openai_url(self) -> str:
+        return f"http://127.0.0.1:{self.port}/v1"
+
+    @property
+    def anthropic_url(self) -> str:
+        return f"http://127.0.0.1:{self.port}"
+
+    # -- protocol -------------------------------------------------------------------------
+    async def _handle(self, reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
+        try:
+            while True:
+                head = await reader.readuntil(b"\r\n\r\n")
+                lines = head.decode("latin-1").split("\r\n")
+                method, path, _ = lines[0].split(" ", 2)
+                headers = {}
+                for line in lines[1:]:
+                    if ":" in line:
+                        k, v = line.split(":", 1)
+                        headers[k.strip().lower()] = v.strip()
+                body = await reader.readexactly(int(headers.get("content-length", 0)))
+                keep = await self._respond(method, path, headers, body, writer)
+                if not keep:
+                    break
+        except (asyncio.IncompleteReadError, ConnectionError, asyncio.CancelledError):
+            pass
+        finally:
+            writer.close()
+
+    async def _respond(self, method: str, path: str, headers: dict, body: bytes,
+                       writer: asyncio.StreamWriter) -> bool:
+        payload = json.loads(body) if body else {}
+        prompt = _prompt_text(payload)
+        fault = self._next_fault(prompt)
+        with self._lock:
+            self.served += 1
+            if self.record:
+                self.requests.append({"method": method, "path": path, "headers": headers,
+                                      "body": payload, "prompt": prompt, "fault": fault,
+                                      "at": time.time()})
+        if self.latency:
+            await asyncio.sleep(self.latency)
+        anthropic = path.rstrip("/").endswith("/messages")
+        if fault == "drop":
+            writer.transport.abort()
+            return False
+        if fault == "slow":
+            await asyncio.sleep(self.slow_s)
+        if fault in ("429", "429ms"):
+            hdr = ({"retry-after": f"{self.retry_after}"} if fault == "429"
+                   else {"retry-after-ms": f"{self.retry_after * 1000:.0f}"})
+            return await self._send(writer, 429, _error(anthropic, "rate_limit_error",
+                                                        "slow down"), hdr)
+        if fault in ("500", "503", "400", "401"):
+            kind = {"500": "api_error", "503": "overloaded_error", "400": "invalid_request_error",
+                    "401": "authentication_error"}[fault]
+            return await self._send(writer, int(fault), _error(anthropic, kind, f"fault {fault}"))
+        if fault == "malformed":
+            return await self._send(writer, 200, b'{"id": "x", "choices": [ {"mess')
+        letter = next((v for k, v in self.answers.items() if k in prompt), self.answer)
+        text = f"<Thought process>: <<looked at it>> <Answer>: <<{letter}>>"
+        if fault == "refuse":
+            text = "I can't help with that."
+        usage_in, usage_out = max(1, len(prompt.split())), len(text.split())
+        if anthropic:
+            msg = {"id": "msg_fake", "type": "message", "role": "assistant",
+                   "model": payload.get("model"),
+                   "content": [] if fault == "empty" else [{"type": "text", "text": text}],
+                   "stop_reason": "refusal" if fault == "refuse" else "end_turn",
+                   "stop_sequence": None,
+                   "usage": {"input_tokens": usage_in, "output_tokens": usage_out}}
+            if fault == "empty":
+                msg.pop("content")
+        else:
+            message = {"role": "assistant", "content": text}
+            if fault == "refuse":
+                message = {"role": "assistant", "content": None, "refusal": "I can't help."}
+            msg = {"id": "chatcmpl-fake", "object": "chat.completion", "created": int(time.time()),
+                   "model": payload.get("model"),
+                   "choices": [] if fault == "empty" else [
+                       {"index": 0, "message": message, "finish_reason": "stop"}],
+                   "usage": {"prompt_tokens": usage_in, "completion_tokens": usage_out,
+                             "total_tokens": usage_in + usage_out}}
+        return await self._send(writer, 200, json.dumps(msg).encode())
+
+    def _next_fault(self, prompt: str) -> str | None:
+        with self._lock:
+            for text, kind in self.always.items():
+                if text in prompt:
+                    return kind
+            for text, queue in self.faults.items():
+                if text in prompt and queue:
+                    return queue.pop(0)
+        return None
+
+    @staticmethod
+    async def _send(writer: asyncio.StreamWriter, status: int, body: bytes,
+                    headers: dict[str, str] | None = None) -> bool:
+        reason = {200: "OK", 400: "Bad Request", 401: "Unauthorized", 429: "Too Many Requests",
+                  500: "Internal Server Error", 503: "Service Unavailable"}.get(status, "X")
+        head = [f"HTTP/1.1 {status} {reason}", "content-type: application/json",
+                f"content-length: {len(body)}", "connection: keep-alive"]
+        head += [f"{k}: {v}" for k, v in (headers or {}).items()]
+        writer.write(("\r\n".join(head) + "\r\n\r\n").encode() + body)
+        await writer.drain()
+        return True
+
+
+def _error(anthropic: bool, kind: str, message: str) -> bytes:
+    if anthropic:
+        return json.dumps({"type": "error", "error": {"type": kind, "message": message}}).encode()
+    return json.dumps({"error": {"message": message, "type": kind, "code": None}}).encode()
+
+
+def _prompt_text(payload: dict) -> str:
+    parts = []
+    for m in payload.get("messages", []):
+        content = m.get("content")
+        if isinstance(content, str):
+            parts.append(content)
+        elif isinstance(content, list):
+            parts += [c.get("text", "") for c in content if c.get("type") == "text"]
+    return "\n".join(parts)
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--port", type=int, default=0)
+    ap.add_argument("--latency", type=float, default=0.05)
+    args = ap.parse_args()
+    api = FakeAPI(latency=args.latency, record=False, port=args.port).start()
+    print(api.port, flush=True)
+    try:
+        threading.Event().wait()
+    except KeyboardInterrupt:
+        api.stop()
+
+
+if __name__ == "__main__":
+    main()
