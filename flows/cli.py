@@ -4,6 +4,7 @@ from __future__ import annotations
 import json
 import os
 import sys
+from contextlib import contextmanager
 from pathlib import Path
 from typing import Annotated, Optional
 
@@ -56,23 +57,70 @@ def import_(
 @app.command()
 def run(
     benchmark: Annotated[str, typer.Option("--benchmark")],
-    model: Annotated[str, typer.Option("--model", help="BACKEND:NAME, e.g. baseline:random")],
+    model: Annotated[str, typer.Option("--model", help="BACKEND:NAME: baseline:random, "
+                                       "openai:MODEL, anthropic:MODEL, replay:FILE")],
     run_id: RunId,
     db: Db,
     data_dir: DataDir = None,
     limit: Annotated[Optional[int], typer.Option("--limit", help="Evaluate about N questions "
                                                  "(whole WE-MATH problems only).")] = None,
     setting: Annotated[Optional[str], typer.Option("--setting", help="Prompt setting.")] = None,
-    concurrency: Annotated[int, typer.Option("--concurrency")] = 16,
+    concurrency: Annotated[int, typer.Option("--concurrency", help="Requests in flight.")] = 16,
+    retry_failed: Annotated[bool, typer.Option("--retry-failed", help="Re-drive only the "
+                                               "calls that failed (infra_failed).")] = False,
+    max_cost: Annotated[Optional[float], typer.Option("--max-cost", help="Stop issuing "
+                                                      "requests once the run cost this (USD).")] = None,
+    temperature: Annotated[Optional[float], typer.Option("--temperature")] = None,
+    max_tokens: Annotated[Optional[int], typer.Option("--max-tokens")] = None,
+    request_timeout: Annotated[Optional[float], typer.Option("--request-timeout",
+                                                             help="Seconds per attempt.")] = None,
     as_json: Annotated[bool, typer.Option("--json", help="Print the report as JSON.")] = False,
 ) -> None:
-    """Run the `eval` flow locally and print the report."""
+    """Run the `eval` flow locally and print the report. The same --run-id resumes."""
     from flows.eval import eval_flow
 
-    report = eval_flow(benchmark=benchmark, model=model, setting=setting, run_id=run_id,
-                       db=str(db), data_dir=str(data_dir) if data_dir else None, limit=limit,
-                       concurrency=concurrency)
+    with progress_bar():
+        report = eval_flow(benchmark=benchmark, model=model, setting=setting, run_id=run_id,
+                           db=str(db), data_dir=str(data_dir) if data_dir else None,
+                           limit=limit, concurrency=concurrency, retry_failed=retry_failed,
+                           max_cost=max_cost, temperature=temperature, max_tokens=max_tokens,
+                           request_timeout=request_timeout)
     _emit(report, as_json)
+
+
+@contextmanager
+def progress_bar():
+    """A rich progress bar on stderr, fed by the pipeline's progress events."""
+    from rich.progress import (BarColumn, MofNCompleteColumn, Progress, TextColumn,
+                               TimeElapsedColumn, TimeRemainingColumn)
+
+    from tasks import progress as events
+
+    bar = Progress(TextColumn("{task.description}"), BarColumn(), MofNCompleteColumn(),
+                   TextColumn("{task.fields[counts]}"), TimeElapsedColumn(),
+                   TimeRemainingColumn(), console=err, transient=False)
+    tasks: dict[str, int] = {}
+    counts: dict[str, dict[str, int]] = {}
+
+    def listener(event: str, run_id: str, **data) -> None:
+        if event == "start":
+            counts[run_id] = {}
+            tasks[run_id] = bar.add_task(f"{run_id}", total=data["total"], counts="")
+        elif event == "done" and run_id in tasks:
+            c = counts[run_id]
+            c[data["status"]] = c.get(data["status"], 0) + 1
+            bar.update(tasks[run_id], advance=1,
+                       counts=", ".join(f"{v} {k}" for k, v in sorted(c.items())))
+        elif event == "stopped":
+            bar.console.print(Text(data["reason"], style="yellow"))
+
+    events.subscribe(listener)
+    bar.start()
+    try:
+        yield bar
+    finally:
+        bar.stop()
+        events.unsubscribe(listener)
 
 
 @app.command()
@@ -118,8 +166,9 @@ def demo(
     """The main job on embedded defaults: chance baseline on all of WE-MATH testmini."""
     from flows.eval import eval_flow
 
-    report = eval_flow(benchmark="wemath", model="baseline:random", run_id=DEMO_RUN_ID,
-                       db=str(db), data_dir=str(data_dir) if data_dir else None)
+    with progress_bar():
+        report = eval_flow(benchmark="wemath", model="baseline:random", run_id=DEMO_RUN_ID,
+                           db=str(db), data_dir=str(data_dir) if data_dir else None)
     _emit(report, False)
     Console().print(f"\nStored in {db}. Query it by hand, e.g.:\n"
                     f"  mathprobe sql --db {db} \"SELECT rule, n, ik, ig, cm, rm, round(score, 4) "
