@@ -6,7 +6,6 @@ that already have an answer are not asked again.
 """
 from __future__ import annotations
 
-import asyncio
 import re
 import threading
 from dataclasses import dataclass
@@ -17,7 +16,7 @@ from prefect.artifacts import create_table_artifact
 from prefect.cache_policies import NO_CACHE
 from prefect.task_runners import ThreadPoolTaskRunner
 
-from tasks import pipeline, progress, reports
+from tasks import pipeline, progress, reports, runtime
 from tasks.backends import get_backend, parse_spec, provider_limit
 from tasks.benchmarks import get_adapter, resolve_data_dir
 from tasks.errors import MathprobeError
@@ -84,8 +83,10 @@ def prepare_task(cfg: RunConfig, limit: int | None, retry_failed: bool) -> list[
 
 
 @task(name="respond-shard", cache_policy=NO_CACHE)
-def respond_shard(cfg: RunConfig, item_ids: list[str], concurrency: int,
+def respond_shard(cfg: RunConfig, item_ids: list[str], in_flight: int,
                   max_cost: float | None) -> dict[str, int]:
+    """Ask one shard's questions. The requests run on the process's shared event loop, under
+    the run's and the provider's semaphores, so shards together respect both caps."""
     adapter = get_adapter(cfg.benchmark)
     store = open_store(cfg.db)
     by_id = adapter.load(resolve_data_dir(cfg.data_dir)).by_id()
@@ -93,19 +94,20 @@ def respond_shard(cfg: RunConfig, item_ids: list[str], concurrency: int,
                 for i in item_ids]
     budget = _BUDGETS.get(cfg.run_id) or pipeline.Budget(max_cost, store.spent(cfg.run_id))
     writer = store.writer()
+    kind, _ = parse_spec(cfg.model)
 
     async def go() -> dict[str, int]:
-        backend = get_backend(cfg.model, timeout_s=cfg.request_timeout)
-        try:
-            return await pipeline.respond(
-                backend, requests, lambda rows: writer.submit(cfg.run_id, rows),
-                concurrency=concurrency, budget=budget,
-                on_done=lambda item_id, c: progress.emit("done", cfg.run_id, status=c.status,
-                                                         item_id=item_id, error=c.error))
-        finally:
-            await backend.aclose()
+        backend = runtime.backend(cfg.run_id, lambda: get_backend(cfg.model,
+                                                                  timeout_s=cfg.request_timeout))
+        limits = [runtime.semaphore("run", cfg.run_id, in_flight),
+                  runtime.semaphore("provider", kind, provider_limit(cfg.model))]
+        return await pipeline.respond(
+            backend, requests, lambda rows: writer.submit(cfg.run_id, rows),
+            limits=limits, budget=budget,
+            on_done=lambda item_id, c: progress.emit("done", cfg.run_id, status=c.status,
+                                                     item_id=item_id, error=c.error))
 
-    counts = asyncio.run(go())
+    counts = runtime.run(go())
     get_run_logger().info("shard of %d: %s", len(item_ids),
                           ", ".join(f"{v} {k}" for k, v in sorted(counts.items())))
     return counts
@@ -181,8 +183,7 @@ def eval_flow(benchmark: str = "wemath", model: str = "baseline:random",
     setting = setting or adapter.DEFAULT_SETTING
     if setting not in adapter.SETTINGS:
         raise MathprobeError(f"--setting {setting!r}: {benchmark} has {', '.join(adapter.SETTINGS)}")
-    backend = get_backend(model)   # fail fast on a bad --model or a missing key, before any work
-    asyncio.run(backend.aclose())
+    runtime.run(get_backend(model).aclose())   # fail fast on a bad --model or missing key
     params = dict(adapter.DEFAULT_PARAMS)
     params.update({k: v for k, v in (("temperature", temperature), ("max_tokens", max_tokens))
                    if v is not None})
@@ -193,20 +194,14 @@ def eval_flow(benchmark: str = "wemath", model: str = "baseline:random",
     store = open_store(cfg.db)
     todo = prepare_task(cfg, limit, retry_failed)
     budget = _BUDGETS[cfg.run_id] = pipeline.Budget(max_cost, store.spent(cfg.run_id))
-    # at most `concurrency` requests in flight across the shards running at once
-    in_flight = max(1, min(concurrency, provider_limit(model)))
-    workers = min(SHARD_WORKERS, in_flight)
-    shards = shard(todo, workers)
-    per_shard = in_flight // max(1, min(workers, len(shards)))
+    shards = shard(todo, SHARD_WORKERS)
     progress.emit("start", cfg.run_id, total=len(todo))
     log_progress = _LogProgress(cfg.run_id, len(todo))
     progress.subscribe(log_progress)
     try:
-        for wave in range(0, len(shards), workers):   # `workers` equal shards at a time
-            futures = [respond_shard.submit(cfg, s, per_shard, max_cost)
-                       for s in shards[wave:wave + workers]]
-            for future in futures:
-                future.result()
+        futures = [respond_shard.submit(cfg, s, concurrency, max_cost) for s in shards]
+        for future in futures:
+            future.result()
         grade_task(cfg)
     except BaseException:
         store.finish_run(cfg.run_id, "interrupted")
@@ -214,6 +209,7 @@ def eval_flow(benchmark: str = "wemath", model: str = "baseline:random",
     finally:
         progress.unsubscribe(log_progress)
         _BUDGETS.pop(cfg.run_id, None)
+        runtime.run(runtime.close_backend(cfg.run_id))
     run = store.run(cfg.run_id)
     if budget.exhausted and run["n_not_asked"]:
         status = "stopped_max_cost"

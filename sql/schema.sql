@@ -27,6 +27,14 @@ CREATE TABLE IF NOT EXISTS items (
     PRIMARY KEY (benchmark, item_id)
 );
 
+-- Which version of each benchmark's files `items` holds (content hash), so runs over
+-- unchanged data skip re-loading it.
+CREATE TABLE IF NOT EXISTS loaded_datasets (
+    benchmark    VARCHAR PRIMARY KEY,
+    fingerprint  VARCHAR NOT NULL,
+    loaded_at    TIMESTAMP
+);
+
 -- WE-MATH knowledge structure (67 leaves).
 CREATE TABLE IF NOT EXISTS wemath_knowledge (
     leaf         VARCHAR PRIMARY KEY,

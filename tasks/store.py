@@ -124,6 +124,15 @@ class Store:
             con.execute(f"INSERT OR REPLACE INTO items SELECT * REPLACE (payload::JSON AS payload) "
                         f"FROM (SELECT {select})", params)
 
+    def dataset_fingerprint(self, benchmark: str) -> str | None:
+        rows = self.query("SELECT fingerprint FROM loaded_datasets WHERE benchmark = ?", [benchmark])
+        return rows[0][0] if rows else None
+
+    def set_dataset_fingerprint(self, benchmark: str, fingerprint: str) -> None:
+        with self.transaction() as con:
+            con.execute("INSERT OR REPLACE INTO loaded_datasets VALUES (?, ?, current_timestamp)",
+                        [benchmark, fingerprint])
+
     def replace_table(self, table: str, columns: dict[str, tuple[str, list]]) -> None:
         """Reference tables loaded from the data directory (e.g. the WE-MATH knowledge tree)."""
         select, params = self._unnest(columns)

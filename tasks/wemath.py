@@ -5,6 +5,7 @@ Everything this project knows about WE-MATH's files lives here; the metrics live
 """
 from __future__ import annotations
 
+import hashlib
 import json
 import re
 from dataclasses import dataclass
@@ -41,6 +42,7 @@ KCA_INTRO = ("We will provide you with the relevant knowledge concepts of this q
 class Dataset:
     items: tuple[Item, ...]
     knowledge: tuple[dict[str, Any], ...]   # the 67 leaves of knowledge_structure_nodes.json
+    fingerprint: str = ""                   # content hash of the files it was loaded from
 
     def by_id(self) -> dict[str, Item]:
         return {i.item_id: i for i in self.items}
@@ -144,12 +146,15 @@ def load(data_dir: str | Path) -> Dataset:
     leaves = {k["leaf"] for k in knowledge}
     path = data_dir / NAME / "testmini.json"
     rows = _read_json(path)
+    fingerprint = hashlib.sha256(
+        path.read_bytes() + (data_dir / NAME / "knowledge_structure_nodes.json").read_bytes()
+        + str(data_dir).encode()).hexdigest()
     if not isinstance(rows, list):
         raise DataError(path, "expected a JSON array of questions")
     items = [parse_row(r, path=path, n=n, data_dir=data_dir, leaves=leaves)
              for n, r in enumerate(rows, start=1)]
     _check_structure(items, path)
-    return Dataset(items=tuple(items), knowledge=knowledge)
+    return Dataset(items=tuple(items), knowledge=knowledge, fingerprint=fingerprint)
 
 
 def select(items: tuple[Item, ...], limit: int | None) -> list[Item]:

@@ -211,3 +211,40 @@ def test_canary_key_never_stored_or_logged(api, data_dir, db, capfd):
     assert CANARY not in messages                  # ... without the key
     assert CANARY not in json.dumps([a.model_dump(mode="json") for a in artifacts])
     assert CANARY not in json.dumps([r.model_dump(mode="json") for r in runs])
+
+
+def test_key_from_a_prefect_secret_block(api, data_dir, db, monkeypatch):
+    from prefect.blocks.system import Secret
+
+    Secret(value="sk-from-block-1234").save("openai-api-key", overwrite=True)
+    monkeypatch.delenv("OPENAI_API_KEY")
+    try:
+        report = eval_flow(benchmark="wemath", model="openai:fake-model", run_id="block",
+                           db=str(db), data_dir=str(data_dir), limit=6)
+    finally:
+        Secret(value="unused-placeholder").save("openai-api-key", overwrite=True)
+    assert report["run"]["n_ok"] == 6
+    assert {r["headers"]["authorization"] for r in api.requests} == {"Bearer sk-from-block-1234"}
+
+
+def test_missing_key_fails_before_any_work(api, data_dir, db, monkeypatch):
+    from tasks.errors import MathprobeError
+
+    monkeypatch.delenv("ANTHROPIC_API_KEY")
+    with pytest.raises(MathprobeError, match="set ANTHROPIC_API_KEY or create a Prefect Secret "
+                                             "block named 'anthropic-api-key'"):
+        eval_flow(benchmark="wemath", model="anthropic:m", run_id="nokey", db=str(db),
+                  data_dir=str(data_dir), limit=6)
+    assert api.served == 0 and not db.exists()
+
+
+def test_replay_through_the_flow_gives_the_authors_figures(data_dir, db):
+    ref = data_dir / "wemath" / "reference_cases"
+    expected = json.loads((ref / "v1_expected.json").read_text())
+    report = eval_flow(benchmark="wemath", model=f"replay:{ref / 'v1_responses.json'}",
+                       run_id="replayed", db=str(db), data_dir=str(data_dir), concurrency=64)
+    strict = report["four_dimensional"]["strict"]
+    assert (strict["ik"], strict["ig"], strict["cm"], strict["rm"]) == (
+        expected["counts"]["InsufficientKnowledge"], expected["counts"]["InadequateGeneralization"],
+        expected["counts"]["CompleteMastery_strict"], expected["counts"]["RoteMemorization_strict"])
+    assert strict["score"] == pytest.approx(expected["score_strict"])

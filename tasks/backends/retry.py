@@ -8,6 +8,8 @@ otherwise the wait is exponential with full jitter. A call that still fails come
 from __future__ import annotations
 
 import email.utils
+import functools
+import inspect
 import json
 import time
 from collections.abc import Awaitable, Callable
@@ -97,12 +99,15 @@ def classify_sdk_error(sdk: ModuleType, exc: BaseException) -> Exception:
     return PermanentError(f"{type(exc).__name__}: {exc}")
 
 
+@functools.lru_cache(maxsize=32)
+def _parameter_names(func: Callable) -> frozenset[str]:
+    return frozenset(inspect.signature(func).parameters)
+
+
 def sdk_kwargs(method: Callable, params: dict) -> dict:
     """Generation params as SDK keyword arguments; those this SDK version does not name (e.g.
     `temperature` in newer Anthropic SDKs) travel in `extra_body`, so they still reach the API."""
-    import inspect
-
-    known = inspect.signature(method).parameters
+    known = _parameter_names(getattr(method, "__func__", method))
     kwargs = {k: v for k, v in params.items() if k in known}
     extra = {k: v for k, v in params.items() if k not in known}
     if extra:

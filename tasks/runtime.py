@@ -1,0 +1,69 @@
+"""One event loop per process for all model calls.
+
+Shard tasks run on Prefect's worker threads, but their requests all run here: one loop, one
+connection pool per backend, and semaphores that really bound what is in flight across shards
+(per run and per provider). Several loops in several threads would fight over the GIL and
+each open its own pool, for less throughput.
+"""
+from __future__ import annotations
+
+import asyncio
+import threading
+from collections.abc import Coroutine
+from typing import Any, TypeVar
+
+T = TypeVar("T")
+
+_loop: asyncio.AbstractEventLoop | None = None
+_lock = threading.Lock()
+_semaphores: dict[tuple[str, str], tuple[int, asyncio.Semaphore]] = {}
+
+
+def loop() -> asyncio.AbstractEventLoop:
+    global _loop
+    with _lock:
+        if _loop is None or _loop.is_closed():
+            ready = threading.Event()
+
+            def run() -> None:
+                global _loop
+                _loop = asyncio.new_event_loop()
+                asyncio.set_event_loop(_loop)
+                ready.set()
+                _loop.run_forever()
+
+            threading.Thread(target=run, name="mathprobe-requests", daemon=True).start()
+            ready.wait()
+        return _loop
+
+
+def run(coro: Coroutine[Any, Any, T]) -> T:
+    """Run `coro` on the shared loop and wait for it from this (non-loop) thread."""
+    return asyncio.run_coroutine_threadsafe(coro, loop()).result()
+
+
+def semaphore(scope: str, key: str, limit: int) -> asyncio.Semaphore:
+    """A semaphore on the shared loop, the same object for everyone asking for (scope, key).
+    Call it from coroutines running on that loop."""
+    with _lock:
+        entry = _semaphores.get((scope, key))
+        if entry is None or entry[0] != limit:
+            entry = _semaphores[(scope, key)] = (limit, asyncio.Semaphore(max(1, limit)))
+        return entry[1]
+
+
+_backends: dict[str, Any] = {}
+
+
+def backend(key: str, factory):
+    """The backend cached under `key` (one SDK client and connection pool for all of a run's
+    shards), made by `factory` on first use. Call from coroutines on the shared loop."""
+    if key not in _backends:
+        _backends[key] = factory()
+    return _backends[key]
+
+
+async def close_backend(key: str) -> None:
+    b = _backends.pop(key, None)
+    if b is not None:
+        await b.aclose()
