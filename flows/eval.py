@@ -125,16 +125,8 @@ def grade_task(cfg: RunConfig) -> dict[str, int]:
 
 def _publish(report: dict[str, Any]) -> None:
     run = report["run"]
-    rows = [{"figure": k, "value": v} for k, v in run.items()]
-    acc = report.get("accuracy", {})
-    rows += [{"figure": k.upper(), "value": reports.pct(acc.get(k))} for k in ("s1", "s2", "s3")]
-    rows += [{"figure": c, "value": reports.pct(v)} for c, v in acc.get("categories", {}).items()]
-    for rule, f in report.get("four_dimensional", {}).items():
-        rows.append({"figure": f"score ({rule})", "value": reports.pct(f["score"])})
-        rows += [{"figure": f"{k.upper()} ({rule})", "value": f"{reports.pct(f[k + '_rate'])} ({f[k]})"}
-                 for k in ("ik", "ig", "cm", "rm")]
     key = re.sub(r"[^a-z0-9-]+", "-", f"report-{run['run_id']}".lower())[:100]
-    create_table_artifact(key=key, table=rows,
+    create_table_artifact(key=key, table=reports.artifact_rows(report),
                           description=f"mathprobe report for run {run['run_id']} "
                                       f"({run['benchmark']}, {run['model']})")
 

@@ -1,27 +1,35 @@
-"""The benchmark adapters by name. An adapter is a module with the same small surface:
+"""The benchmark adapters by name: `tasks/<name>.py`, one module per benchmark, all with the
+same small surface:
 
-NAME, SETTINGS, DEFAULT_SETTING, DEFAULT_PARAMS, GRADERS, load(data_dir) -> Dataset,
-select(items, limit), build_prompt(item, setting), grade(grader, item, response),
-read_official_results(path, dataset), reference_tables(dataset).
+NAME, SETTINGS, DEFAULT_SETTING, DEFAULT_PARAMS, GRADERS (the first is the default),
+load(data_dir) -> Dataset (items, by_id(), fingerprint), select(items, limit),
+build_prompt(item, setting), grade(grader, item, response) -> (extracted, correct),
+read_official_results(path, dataset) -> [(item, response)], reference_tables(dataset).
+
+Its paper-style report lives beside it in `tasks/report_<name>.py` (build, render).
 """
 from __future__ import annotations
 
+import importlib
+import importlib.util
 import os
 from pathlib import Path
 from types import ModuleType
 
-from tasks import wemath
 from tasks.errors import MathprobeError
 
-ADAPTERS: dict[str, ModuleType] = {wemath.NAME: wemath}
+BENCHMARKS = ("wemath", "conceptmath", "cmmath")
+
+
+def available() -> list[str]:
+    return [b for b in BENCHMARKS if importlib.util.find_spec(f"tasks.{b}") is not None]
 
 
 def get_adapter(benchmark: str) -> ModuleType:
-    try:
-        return ADAPTERS[benchmark]
-    except KeyError:
+    if benchmark not in available():
         raise MathprobeError(f"unknown benchmark {benchmark!r}; available: "
-                             f"{', '.join(sorted(ADAPTERS))}") from None
+                             f"{', '.join(available())}")
+    return importlib.import_module(f"tasks.{benchmark}")
 
 
 def resolve_data_dir(data_dir: str | Path | None) -> Path:
