@@ -128,13 +128,15 @@ async def respond(backend: Backend, requests: Sequence[Request],
 
 
 def grade_run(store: Store, adapter: ModuleType, dataset: Any, run_id: str) -> dict[str, int]:
-    """Grade every stored answer of the run not yet graded, with each of the adapter's graders."""
+    """Grade every stored answer of the run not yet graded, with each of the adapter's rule
+    graders (`adapter.GRADERS`). A grader may leave an answer undecided (correct is None): it
+    then gets no verdict from that grader, for a later stage (e.g. a judge) to decide."""
     items = dataset.by_id()
     graded: dict[str, int] = {}
     for grader in adapter.GRADERS:
         rows = store.ungraded(run_id, grader)
         verdicts = [(iid, rid, *adapter.grade(grader, items[iid], text)) for rid, iid, text in rows]
-        store.write_verdicts(run_id, grader, verdicts)
+        store.write_verdicts(run_id, grader, [v for v in verdicts if v[3] is not None])
         graded[grader] = len(verdicts)
     return graded
 
