@@ -4,6 +4,7 @@ from __future__ import annotations
 import json
 import os
 import sys
+import threading
 from contextlib import contextmanager
 from pathlib import Path
 from typing import Annotated, Optional
@@ -74,6 +75,8 @@ def run(
     max_tokens: Annotated[Optional[int], typer.Option("--max-tokens")] = None,
     request_timeout: Annotated[Optional[float], typer.Option("--request-timeout",
                                                              help="Seconds per attempt.")] = None,
+    triton_url: Annotated[Optional[str], typer.Option("--triton-url", help="HOST:PORT of the "
+                                                      "Triton gRPC endpoint (triton: models).")] = None,
     as_json: Annotated[bool, typer.Option("--json", help="Print the report as JSON.")] = False,
 ) -> None:
     """Run the `eval` flow locally and print the report. The same --run-id resumes."""
@@ -84,7 +87,7 @@ def run(
                            db=str(db), data_dir=str(data_dir) if data_dir else None,
                            limit=limit, concurrency=concurrency, retry_failed=retry_failed,
                            max_cost=max_cost, temperature=temperature, max_tokens=max_tokens,
-                           request_timeout=request_timeout)
+                           request_timeout=request_timeout, triton_url=triton_url)
     _emit(report, as_json)
 
 
@@ -174,6 +177,57 @@ def demo(
                     f"  mathprobe sql --db {db} \"SELECT rule, n, ik, ig, cm, rm, round(score, 4) "
                     f"AS score FROM wemath_four_dimensional WHERE run_id = '{DEMO_RUN_ID}'\"",
                     soft_wrap=True)
+
+
+triton_app = typer.Typer(help="Triton Inference Server: serve the model repository, build a "
+                                "tiny model.", no_args_is_help=True)
+app.add_typer(triton_app, name="triton")
+
+
+@triton_app.command("serve")
+def triton_serve(
+    model_dir: Annotated[Path, typer.Option("--model-dir", help="A transformers model directory "
+                                            "(config.json, weights, tokenizer/processor).")],
+    grpc_port: Annotated[int, typer.Option("--grpc-port")] = 8001,
+    http_port: Annotated[int, typer.Option("--http-port")] = 8000,
+    model_repository: Annotated[Optional[Path], typer.Option("--model-repository")] = None,
+    log_file: Annotated[Optional[Path], typer.Option("--log-file")] = None,
+) -> None:
+    """Start tritonserver (the nvidia-pytriton binary, CPU) and serve until Ctrl-C / SIGTERM."""
+    import signal
+
+    from tasks.triton_server import MODEL_REPOSITORY, TritonServer
+
+    server = TritonServer(model_dir, model_repository=model_repository or MODEL_REPOSITORY,
+                          grpc_port=grpc_port, http_port=http_port, log_file=log_file)
+    err.print(f"starting tritonserver on gRPC {server.grpc_url} (models: "
+              f"{', '.join(server.models)}; model dir {model_dir}) ...")
+    server.start()
+    err.print(f"ready: mathprobe run --model triton:lmm_generate --triton-url {server.grpc_url} ...")
+    stop = threading.Event()
+    for sig in (signal.SIGINT, signal.SIGTERM):
+        signal.signal(sig, lambda *_: stop.set())
+    try:
+        while not stop.is_set() and server.proc.poll() is None:
+            stop.wait(1)
+    finally:
+        server.stop()
+    if server.proc.returncode not in (0, -15, None) and not stop.is_set():
+        raise MathprobeError(f"tritonserver exited with code {server.proc.returncode}")
+    err.print("tritonserver stopped")
+
+
+@triton_app.command("tiny-model")
+def triton_tiny_model(
+    out: Annotated[Path, typer.Argument(help="Directory to write the model to.")],
+    kind: Annotated[str, typer.Option("--kind", help="vlm (image-text-to-text) or text")] = "vlm",
+    seed: Annotated[int, typer.Option("--seed")] = 0,
+) -> None:
+    """Build a tiny randomly initialised model with an in-process trained tokenizer (offline)."""
+    from tasks import tiny_model
+
+    path = tiny_model.build(out, kind=kind, seed=seed)
+    err.print(f"tiny {kind} model written to {path}")
 
 
 def _emit(report: dict, as_json: bool) -> None:

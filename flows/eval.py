@@ -37,6 +37,7 @@ class RunConfig:
     params: dict[str, Any]
     concurrency: int
     request_timeout: float | None = None
+    triton_url: str | None = None
 
 
 def default_run_id(benchmark: str, model: str, setting: str) -> str:
@@ -97,8 +98,8 @@ def respond_shard(cfg: RunConfig, item_ids: list[str], in_flight: int,
     kind, _ = parse_spec(cfg.model)
 
     async def go() -> dict[str, int]:
-        backend = runtime.backend(cfg.run_id, lambda: get_backend(cfg.model,
-                                                                  timeout_s=cfg.request_timeout))
+        backend = runtime.backend(cfg.run_id, lambda: get_backend(
+            cfg.model, timeout_s=cfg.request_timeout, triton_url=cfg.triton_url))
         limits = [runtime.semaphore("run", cfg.run_id, in_flight),
                   runtime.semaphore("provider", kind, provider_limit(cfg.model))]
         return await pipeline.respond(
@@ -165,11 +166,13 @@ def eval_flow(benchmark: str = "wemath", model: str = "baseline:random",
               db: str = "mathprobe.duckdb", data_dir: str | None = None,
               limit: int | None = None, concurrency: int = 16, retry_failed: bool = False,
               max_cost: float | None = None, temperature: float | None = None,
-              max_tokens: int | None = None, request_timeout: float | None = None) -> dict[str, Any]:
+              max_tokens: int | None = None, request_timeout: float | None = None,
+              triton_url: str | None = None) -> dict[str, Any]:
     """Evaluate `model` on `benchmark`, store every response in `db`, return the report.
 
     Re-running the same run id resumes it; `retry_failed` re-drives only failed calls;
-    `max_cost` (USD) stops issuing requests once the run has spent that much.
+    `max_cost` (USD) stops issuing requests once the run has spent that much; `triton_url`
+    (HOST:PORT, default $MATHPROBE_TRITON_URL) is where `triton:` models are served.
     """
     adapter = get_adapter(benchmark)
     setting = setting or adapter.DEFAULT_SETTING
@@ -182,7 +185,8 @@ def eval_flow(benchmark: str = "wemath", model: str = "baseline:random",
     cfg = RunConfig(benchmark=benchmark, model=model, setting=setting,
                     run_id=run_id or default_run_id(benchmark, model, setting), db=db,
                     data_dir=str(resolve_data_dir(data_dir)), params=params,
-                    concurrency=concurrency, request_timeout=request_timeout)
+                    concurrency=concurrency, request_timeout=request_timeout,
+                    triton_url=triton_url)
     store = open_store(cfg.db)
     todo = prepare_task(cfg, limit, retry_failed)
     budget = _BUDGETS[cfg.run_id] = pipeline.Budget(max_cost, store.spent(cfg.run_id))

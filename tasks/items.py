@@ -57,3 +57,5 @@ class Completion:
     input_tokens: int | None = None
     output_tokens: int | None = None
     cost_usd: float | None = None
+    # (token, token_id, logprob) of each generated token, where the backend gives them
+    token_logprobs: list[tuple[str | None, int | None, float]] | None = field(default=None, repr=False)

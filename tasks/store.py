@@ -212,17 +212,35 @@ class Store:
         })
         params["run_id"] = run_id
         with self.transaction() as con:
-            before = con.execute("SELECT count(*) FROM responses WHERE run_id = ?", [run_id]).fetchone()[0]
-            con.execute(f"""
+            inserted = con.execute(f"""
                 INSERT INTO responses (run_id, item_id, request_hash, response, status, error,
                                        attempts, latency_s, input_tokens, output_tokens, cost_usd)
                 SELECT $run_id, s.* FROM (SELECT {select}) s
                 WHERE NOT EXISTS (SELECT 1 FROM responses r
                                   WHERE r.run_id = $run_id AND r.item_id = s.item_id
                                     AND r.status IN {_ANSWERED_SQL})
-                """, params)
-            after = con.execute("SELECT count(*) FROM responses WHERE run_id = ?", [run_id]).fetchone()[0]
-        return after - before
+                RETURNING response_id, item_id, status
+                """, params).fetchall()
+            self._insert_logprobs(con, inserted, {r[0]: r[2] for r in rows if r[2].token_logprobs})
+        return len(inserted)
+
+    def _insert_logprobs(self, con, inserted: list[tuple], by_item: dict[str, Completion]) -> None:
+        """The generated tokens' log-probabilities of the responses just inserted, same transaction."""
+        cols: dict[str, list] = {"response_id": [], "position": [], "token": [], "token_id": [],
+                                 "logprob": []}
+        for response_id, item_id, _ in inserted:
+            completion = by_item.get(item_id)
+            for pos, (token, token_id, logprob) in enumerate(completion.token_logprobs if completion else []):
+                for k, v in zip(cols, (response_id, pos, token, token_id, logprob)):
+                    cols[k].append(v)
+        if not cols["response_id"]:
+            return
+        select, params = self._unnest({
+            "response_id": ("BIGINT", cols["response_id"]), "position": ("INTEGER", cols["position"]),
+            "token": ("VARCHAR", cols["token"]), "token_id": ("BIGINT", cols["token_id"]),
+            "logprob": ("DOUBLE", cols["logprob"])})
+        con.execute(f"INSERT INTO token_logprobs (response_id, position, token, token_id, logprob, kind) "
+                    f"SELECT *, 'generated' FROM (SELECT {select})", params)
 
     # -- verdicts -------------------------------------------------------------------------
     def ungraded(self, run_id: str, grader: str) -> list[tuple[int, str, str | None]]:

@@ -29,7 +29,8 @@ def parse_spec(spec: str) -> tuple[str, str]:
 
 
 # Default simultaneous requests per provider; the run's --concurrency is capped by these.
-PROVIDER_CONCURRENCY = {"openai": 256, "anthropic": 64, "baseline": 1024, "replay": 1024}
+PROVIDER_CONCURRENCY = {"openai": 256, "anthropic": 64, "triton": 64, "baseline": 1024,
+                        "replay": 1024}
 
 
 def provider_limit(spec: str) -> int:
@@ -41,7 +42,8 @@ def provider_limit(spec: str) -> int:
     return int(env) if env else PROVIDER_CONCURRENCY.get(kind, 64)
 
 
-def get_backend(spec: str, *, seed: int = 0, timeout_s: float | None = None) -> Backend:
+def get_backend(spec: str, *, seed: int = 0, timeout_s: float | None = None,
+                triton_url: str | None = None) -> Backend:
     """The backend for BACKEND:NAME. Raises MathprobeError for an unknown or unusable one."""
     from tasks.backends.retry import RetryPolicy
 
@@ -58,8 +60,11 @@ def get_backend(spec: str, *, seed: int = 0, timeout_s: float | None = None) -> 
     if kind == "anthropic":
         from tasks.backends.anthropic_messages import AnthropicMessages
         return AnthropicMessages(model, policy=policy)
+    if kind == "triton":
+        from tasks.backends.triton_grpc import TritonGenerate
+        return TritonGenerate(model, url=triton_url, policy=policy)
     if kind == "replay":
         from tasks.backends.replay import Replay
         return Replay(model)
     raise MathprobeError(f"--model {spec!r}: unknown backend {kind!r} "
-                         "(available: baseline, openai, anthropic, replay)")
+                         "(available: baseline, openai, anthropic, triton, replay)")
