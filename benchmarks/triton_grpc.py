@@ -1,0 +1,112 @@
+"""Requests/s and p50/p99 latency through Triton gRPC, against calling the same model in-process.
+
+A tiny randomly initialised image-text-to-text model (tasks/tiny_model.py) is served by the real
+tritonserver on CPU (tasks/triton_server.py); the same WE-MATH prompts with their images go
+through the `triton:` backend (gRPC, async, `--concurrency` in flight, dynamic batching on the
+server) and through tasks.hf_runtime.HFModel.generate in this process (one at a time, the way a
+simple in-process evaluator calls it). The difference is Triton's overhead (serialisation,
+gRPC, the python-backend stub) minus what dynamic batching wins back.
+
+    python benchmarks/triton_grpc.py [--requests 200] [--concurrency 8] [--max-new-tokens 8]
+                                     [--model-dir DIR] [--kind vlm|text] [--device cpu|cuda]
+"""
+from __future__ import annotations
+
+import argparse
+import asyncio
+import statistics
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
+
+from tasks import tiny_model, wemath  # noqa: E402
+from tasks.backends.triton_grpc import TritonGenerate  # noqa: E402
+from tasks.benchmarks import resolve_data_dir  # noqa: E402
+from tasks.hf_runtime import HFModel  # noqa: E402
+from tasks.items import Request  # noqa: E402
+from tasks.triton_server import TritonServer  # noqa: E402
+
+
+def pct(values: list[float], q: float) -> float:
+    return statistics.quantiles(values, n=100, method="inclusive")[q - 1] if len(values) > 1 else values[0]
+
+
+def summary(name: str, n: int, wall: float, lat: list[float], tokens: int) -> str:
+    return (f"{name:22s} {n / wall:7.1f} req/s  p50 {1000 * pct(lat, 50):7.1f} ms  "
+            f"p99 {1000 * pct(lat, 99):7.1f} ms  {tokens / wall:8.1f} generated tokens/s")
+
+
+async def through_triton(url: str, requests: list[Request], concurrency: int):
+    backend = TritonGenerate("lmm_generate", url=url)
+    sem = asyncio.Semaphore(concurrency)
+    lat: list[float] = []
+    tokens = 0
+
+    async def one(r: Request) -> None:
+        nonlocal tokens
+        async with sem:
+            t = time.perf_counter()
+            c = await backend.complete(r)
+            lat.append(time.perf_counter() - t)
+            assert c.status == "ok", c.error
+            tokens += c.output_tokens
+
+    t0 = time.perf_counter()
+    await asyncio.gather(*(one(r) for r in requests))
+    wall = time.perf_counter() - t0
+    await backend.aclose()
+    return wall, lat, tokens
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--requests", type=int, default=200)
+    ap.add_argument("--concurrency", type=int, default=8)
+    ap.add_argument("--max-new-tokens", type=int, default=8)
+    ap.add_argument("--model-dir", default=None, help="default: build a tiny model")
+    ap.add_argument("--kind", default="vlm")
+    ap.add_argument("--device", default="cpu")
+    ap.add_argument("--data-dir", default=None)
+    args = ap.parse_args()
+
+    items = wemath.load(resolve_data_dir(args.data_dir)).items[:args.requests]
+    requests = [Request(item_id=it.item_id, model="triton:lmm_generate",
+                        prompt=wemath.build_prompt(it), image=Path(it.image_path).read_bytes(),
+                        params={"max_tokens": args.max_new_tokens, "temperature": 0.0})
+                for it in items]
+    with tempfile.TemporaryDirectory() as tmp:
+        model_dir = Path(args.model_dir) if args.model_dir else tiny_model.build(Path(tmp) / "m",
+                                                                                kind=args.kind)
+        model = HFModel(model_dir, device=args.device)
+        model.generate([requests[0].prompt], [requests[0].image], max_new_tokens=2)   # warm up
+        lat, tokens = [], 0
+        t0 = time.perf_counter()
+        for r in requests:
+            t = time.perf_counter()
+            out = model.generate([r.prompt], [r.image], max_new_tokens=args.max_new_tokens)[0]
+            lat.append(time.perf_counter() - t)
+            tokens += len(out.token_ids)
+        inproc = (time.perf_counter() - t0, lat, tokens)
+        del model
+
+        with TritonServer(model_dir, log_file=Path(tmp) / "triton.log") as server:
+            asyncio.run(through_triton(server.grpc_url, requests[:8], 4))           # warm up
+            triton = asyncio.run(through_triton(server.grpc_url, requests, args.concurrency))
+            triton1 = asyncio.run(through_triton(server.grpc_url, requests, 1))
+
+    n = len(requests)
+    print(f"{n} WE-MATH requests with images, {args.max_new_tokens} new tokens, model {model_dir.name}"
+          f" ({args.kind}, {args.device})")
+    print(summary("in-process (serial)", n, *inproc))
+    print(summary("triton gRPC, 1 in flight", n, *triton1))
+    print(summary(f"triton gRPC, {args.concurrency} in flight", n, *triton))
+    print(f"per-request overhead of Triton at 1 in flight: "
+          f"{1000 * (pct(triton1[1], 50) - pct(inproc[1], 50)):.1f} ms (p50); throughput "
+          f"{(n / triton[0]) / (n / inproc[0]):.2f}x in-process at {args.concurrency} in flight")
+
+
+if __name__ == "__main__":
+    main()
