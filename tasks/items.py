@@ -23,6 +23,8 @@ class Item:
     concept: str | None = None
     choices: tuple[str, ...] = ()    # option letters of a multiple-choice question
     image_path: str | None = None    # absolute path of the image, if the item has one
+    # few-shot exemplars (question, answer) for prompts that use them; not stored
+    exemplars: tuple[tuple[str, str], ...] = field(default=(), compare=False, hash=False, repr=False)
     payload: dict[str, Any] = field(default_factory=dict, compare=False, hash=False)
 
 

@@ -127,11 +127,13 @@ async def respond(backend: Backend, requests: Sequence[Request],
     return counts
 
 
-def grade_run(store: Store, adapter: ModuleType, dataset: Any, run_id: str) -> dict[str, int]:
+def grade_run(store: Store, adapter: ModuleType, dataset: Any, run_id: str,
+              items: dict[str, Item] | None = None) -> dict[str, int]:
     """Grade every stored answer of the run not yet graded, with each of the adapter's rule
     graders (`adapter.GRADERS`). A grader may leave an answer undecided (correct is None): it
-    then gets no verdict from that grader, for a later stage (e.g. a judge) to decide."""
-    items = dataset.by_id()
+    then gets no verdict from that grader, for a later stage (e.g. a judge) to decide.
+    `items` overrides the dataset's items (an imported file may carry its own gold answers)."""
+    items = {**dataset.by_id(), **(items or {})}
     graded: dict[str, int] = {}
     for grader in adapter.GRADERS:
         rows = store.ungraded(run_id, grader)
@@ -164,7 +166,7 @@ def import_official(store: Store, adapter: ModuleType, data_dir: Path, file: Pat
                        Completion(text=text, status=status, attempts=0,
                                   error=None if text is not None else "no response in the file")))
     new = store.append_responses(run_id, stored)
-    graded = grade_run(store, adapter, dataset, run_id)
+    graded = grade_run(store, adapter, dataset, run_id, items={i.item_id: i for i, _ in rows})
     store.finish_run(run_id, "completed")
     return {"rows": len(rows), "new": new, "already_stored": len(rows) - new,
             "missing": sum(1 for _, t in rows if t is None), **{f"graded_{g}": n for g, n in graded.items()}}
