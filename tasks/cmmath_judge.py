@@ -1,0 +1,219 @@
+"""CMMaTH's GradeGPT-style judge, as pure functions, and the judge audit.
+
+The judge (paper: GradeGPT, "Cross-Lingual Judge-of-Chain") gets the question, the reference
+answer and the model's response, and ends with "The consistency of the answers is: <Yes>." or
+"<No>.". Here: the prompt (`judge_prompt`), the verdict parser (`parse_verdict`), the reader of
+the authors' judge instruction sample with GPT-4's verdicts (`read_judgment_sample`), and the
+audit that measures a grader's agreement with those verdicts (`load_judgment_sample`,
+`audit_rules`, `write_audit_verdicts`; the figures are the `judge_agreement` view in
+`sql/40_cmmath_views.sql`). Wiring the judge to a model backend is done elsewhere.
+"""
+from __future__ import annotations
+
+import json
+import re
+from collections.abc import Iterable, Sequence
+from pathlib import Path
+from typing import Any
+
+from tasks import cmmath
+from tasks.errors import DataError, MathprobeError
+from tasks.items import Item
+from tasks.store import Store
+
+SYSTEM_PROMPT = """\
+You are an answer evaluation assistant for math problems. You are given a math question \
+(usually in Chinese), its reference answer and a model's response. Decide whether the final \
+answer in the model's output is the same answer as the reference answer.
+
+Rules:
+- Only the final answer matters, not the quality of the reasoning. Equivalent forms of the same \
+value count as the same answer (1/2 and 0.5; 60° and 60 degrees; a number with or without its \
+unit).
+- Multiple choice: the answer is correct only if all of the right options are given and no \
+other option is given.
+- If the question has several blanks or several solutions, all of them must be given.
+- If no definite answer can be found in the response (it stops, loops, says it cannot solve \
+the problem, or leaves the answer blank), the verdict is No.
+
+Answer in the Cross-Lingual Judge-of-Chain format, in English:
+The relevant paragraph in the Model Response that provides the answer is
+<quote the sentence of the response that gives its final answer, verbatim>
+Understand the question in Chinese. The Chinese model response means:
+<that sentence restated in English>
+Next, let's analyze whether the correct answer has been given.
+The reference answer <reference answer> is a <type of the reference answer: a numerical \
+answer, an expression, an option letter, a text answer, ...>, and the output given in the model \
+response is <the response's final answer>. The consistency of the answers is: <Yes>.
+
+End with exactly one of "The consistency of the answers is: <Yes>." or \
+"The consistency of the answers is: <No>."
+"""
+
+# The user turn of the authors' GradeGPT instructions (gradegpt_judgments_sample.jsonl).
+USER_INTRO = "以下是某道题目, 答案和一条模型响应。请确定模型响应中是否给出了正确的参考答案"
+USER_TEMPLATE = (USER_INTRO + "\nQuestion: {question}\nReference Answer: {reference}\n"
+                 "Model Response: {response}\nJudgment Result: \n")
+
+
+def judge_prompt(question: str, reference: str, response: str | None) -> tuple[str, str]:
+    """(system prompt, user prompt) asking the judge about one response. The user turn is the
+    authors' GradeGPT instruction format, filled in verbatim (cmmath.json's question and answer
+    keep their trailing newline there, as in the authors' instructions)."""
+    return SYSTEM_PROMPT, USER_TEMPLATE.format(question=question or "",
+                                               reference=reference or "", response=response or "")
+
+
+_CONSISTENCY_RE = re.compile(
+    r"consistency\s+of\s+the\s+answers?\s+is\s*[:：]?\s*[*_\"'“”`]*\s*<?\s*(yes|no)\b\s*>?",
+    re.IGNORECASE)
+_BRACKETED_RE = re.compile(r"<\s*(yes|no)\s*>", re.IGNORECASE)
+_BARE_RE = re.compile(r"[\s*_\"'“”`(\[]*(yes|no)[\s.!。)\]*_\"'“”`]*", re.IGNORECASE)
+
+
+def parse_verdict(text: str | None) -> bool | None:
+    """The judge's final verdict: True (Yes), False (No), or None when there is none to read
+    (judge_failed). Reads "The consistency of the answers is: <Yes>." and the sample's
+    "...is: Yes." form (the last one wins), else the last bracketed <Yes>/<No>, else a reply
+    that is nothing but Yes or No."""
+    if not text:
+        return None
+    for pattern in (_CONSISTENCY_RE, _BRACKETED_RE):
+        hits = pattern.findall(text)
+        if hits:
+            return hits[-1].lower() == "yes"
+    m = _BARE_RE.fullmatch(text.strip())
+    return None if m is None else m.group(1).lower() == "yes"
+
+
+# -- the authors' judgment sample ------------------------------------------------------------------
+
+def _split_user(content: str) -> tuple[str, str, str] | None:
+    """(question, reference, response) of a GradeGPT user turn, or None if it is not one."""
+    q = content.find("Question: ")
+    r = content.find("\nReference Answer: ", q + 1)
+    m = content.find("\nModel Response: ", r + 1)
+    j = content.rfind("\nJudgment Result:")
+    if min(q, r, m, j) < 0 or not q < r < m < j:
+        return None
+    return (content[q + len("Question: "):r], content[r + len("\nReference Answer: "):m],
+            content[m + len("\nModel Response: "):j])
+
+
+def read_judgment_sample(path: str | Path) -> list[dict[str, Any]]:
+    """The authors' GradeGPT instructions with GPT-4's verdicts (chat format, JSON lines):
+    per record {index (its line number), question, reference, response, judgment (the
+    assistant turn), gpt4_verdict (bool)}. A malformed record is a DataError naming its line
+    and field."""
+    path = Path(path)
+    if not path.is_file():
+        raise DataError(path, "file not found (is --data-dir / MATHPROBE_DATA_DIR right?)")
+    out = []
+    for n, line in enumerate(path.read_text(encoding="utf-8").splitlines(), start=1):
+        if not line.strip():
+            continue
+        try:
+            rec = json.loads(line)
+        except json.JSONDecodeError as exc:
+            raise DataError(path, f"not valid JSON: {exc}", row=n) from exc
+        if not isinstance(rec, dict):
+            raise DataError(path, "expected a JSON object", row=n)
+        messages = rec.get("messages")
+        if not isinstance(messages, list) or not all(isinstance(m, dict) for m in messages):
+            raise DataError(path, "expected a list of chat messages", row=n, field="messages")
+        by_role: dict[str, str] = {}
+        for k, msg in enumerate(messages):
+            if not isinstance(msg.get("role"), str) or not isinstance(msg.get("content"), str):
+                raise DataError(path, "a message needs string 'role' and 'content'", row=n,
+                                field=f"messages[{k}]")
+            by_role.setdefault(msg["role"], msg["content"])
+        for role in ("user", "assistant"):
+            if role not in by_role:
+                raise DataError(path, f"no {role} message", row=n, field="messages")
+        parts = _split_user(by_role["user"])
+        if parts is None:
+            raise DataError(path, "the user message lacks 'Question: ', 'Reference Answer: ', "
+                            "'Model Response: ' or 'Judgment Result:' (in that order)", row=n,
+                            field="messages.user")
+        verdict = parse_verdict(by_role["assistant"])
+        if verdict is None:
+            raise DataError(path, "the assistant message has no verdict ('The consistency of "
+                            "the answers is: Yes/No')", row=n, field="messages.assistant")
+        question, reference, response = parts
+        out.append({"index": n, "question": question, "reference": reference,
+                    "response": response, "judgment": by_role["assistant"],
+                    "gpt4_verdict": verdict})
+    if not out:
+        raise DataError(path, "no records")
+    return out
+
+
+def load_judgment_sample(store: Store, path: str | Path) -> int:
+    """Put the sample into `cmmath_judge_audit` (replacing what was there); returns its size."""
+    rows = read_judgment_sample(path)
+    store.replace_table("cmmath_judge_audit", {
+        "idx": ("INTEGER", [r["index"] for r in rows]),
+        "question": ("VARCHAR", [r["question"] for r in rows]),
+        "reference": ("VARCHAR", [r["reference"] for r in rows]),
+        "response": ("VARCHAR", [r["response"] for r in rows]),
+        "gpt4_verdict": ("BOOLEAN", [r["gpt4_verdict"] for r in rows]),
+    })
+    return len(rows)
+
+
+def write_audit_verdicts(store: Store, audit_id: str, grader: str,
+                         rows: Iterable[tuple[int, bool | None]]) -> int:
+    """(idx, verdict) rows of one grader on the audit sample; None = undecided / judge_failed.
+    Writing again replaces that grader's verdicts in this audit."""
+    rows = list(rows)
+    with store.transaction() as con:
+        con.execute("DELETE FROM cmmath_audit_verdicts WHERE audit_id = ? AND grader = ?",
+                    [audit_id, grader])
+        if rows:
+            con.execute(
+                "INSERT INTO cmmath_audit_verdicts (audit_id, grader, idx, verdict) "
+                "SELECT $audit_id, $grader, unnest($idx::INTEGER[]), unnest($verdict::BOOLEAN[])",
+                {"audit_id": audit_id, "grader": grader, "idx": [r[0] for r in rows],
+                 "verdict": [r[1] for r in rows]})
+    return len(rows)
+
+
+def sample_item(question: str, reference: str, index: int | str = 0) -> Item:
+    """The minimal Item the rule grader needs for a sample record: a choice question when the
+    reference answer is a set of option letters that the question text offers as options."""
+    letters = cmmath.gold_letters(reference)
+    options = cmmath.option_letters(question)
+    choice = letters is not None and bool(options) and letters <= set(options)
+    return Item(benchmark=cmmath.NAME, item_id=f"audit-{index}", question=question,
+                gold=reference.strip(), choices=options if choice else (),
+                part="choice" if choice else "free_form")
+
+
+def audit_rules(store: Store, audit_id: str = "rules", sample_path: str | Path | None = None,
+                grader: str = "rules") -> dict[str, Any]:
+    """Grade every record of the judgment sample with the rule stage and store its verdicts
+    (undecided -> NULL) under `audit_id`; returns that audit's `judge_agreement` row.
+    Loads the sample first when `sample_path` is given."""
+    if sample_path is not None:
+        load_judgment_sample(store, sample_path)
+    records = store.query("SELECT idx, question, reference, response FROM cmmath_judge_audit "
+                          "ORDER BY idx")
+    if not records:
+        raise MathprobeError("cmmath_judge_audit is empty: load the sample first "
+                             "(cmmath_judge.load_judgment_sample, or pass sample_path)")
+    verdicts = [(idx, cmmath.grade(grader, sample_item(q, ref, idx), resp)[1])
+                for idx, q, ref, resp in records]
+    write_audit_verdicts(store, audit_id, grader, verdicts)
+    rows = store.query_dicts("SELECT * FROM judge_agreement WHERE audit_id = ? AND grader = ?",
+                             [audit_id, grader])
+    return rows[0]
+
+
+def audit_judge(store: Store, audit_id: str, grader: str,
+                replies: Sequence[tuple[int, str | None]]) -> dict[str, Any]:
+    """Store a judge's raw replies on the sample ((idx, reply text) pairs; an unparseable or
+    missing reply counts as judge_failed, i.e. NULL) and return its agreement row."""
+    write_audit_verdicts(store, audit_id, grader, [(i, parse_verdict(t)) for i, t in replies])
+    rows = store.query_dicts("SELECT * FROM judge_agreement WHERE audit_id = ? AND grader = ?",
+                             [audit_id, grader])
+    return rows[0]
