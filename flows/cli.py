@@ -77,6 +77,8 @@ def run(
                                                              help="Seconds per attempt.")] = None,
     triton_url: Annotated[Optional[str], typer.Option("--triton-url", help="HOST:PORT of the "
                                                       "Triton gRPC endpoint (triton: models).")] = None,
+    judge: Annotated[Optional[str], typer.Option("--judge", help="BACKEND:NAME of a judge for "
+                                                 "what the rules leave undecided (CMMaTH).")] = None,
     as_json: Annotated[bool, typer.Option("--json", help="Print the report as JSON.")] = False,
 ) -> None:
     """Run the `eval` flow locally and print the report. The same --run-id resumes."""
@@ -87,7 +89,8 @@ def run(
                            db=str(db), data_dir=str(data_dir) if data_dir else None,
                            limit=limit, concurrency=concurrency, retry_failed=retry_failed,
                            max_cost=max_cost, temperature=temperature, max_tokens=max_tokens,
-                           request_timeout=request_timeout, triton_url=triton_url)
+                           request_timeout=request_timeout, triton_url=triton_url,
+                           judge=judge)
     _emit(report, as_json)
 
 
@@ -177,6 +180,47 @@ def demo(
                     f"  mathprobe sql --db {db} \"SELECT rule, n, ik, ig, cm, rm, round(score, 4) "
                     f"AS score FROM wemath_four_dimensional WHERE run_id = '{DEMO_RUN_ID}'\"",
                     soft_wrap=True)
+
+
+@app.command("judge-audit")
+def judge_audit(
+    db: Db,
+    data_dir: DataDir = None,
+    judge: Annotated[Optional[str], typer.Option("--judge", help="BACKEND:NAME of a judge to "
+                                                 "audit as well (alone and as the cascade).")] = None,
+    audit_id: Annotated[str, typer.Option("--audit-id")] = "gradegpt-sample",
+    concurrency: Annotated[int, typer.Option("--concurrency")] = 16,
+    limit: Annotated[Optional[int], typer.Option("--limit", help="Judge only the first N "
+                                                 "records.")] = None,
+    as_json: Annotated[bool, typer.Option("--json")] = False,
+) -> None:
+    """Measure graders against GPT-4's verdicts on CMMaTH's GradeGPT judgment sample: the rule
+    stage, and with --judge a judge backend and the cascade (view judge_agreement)."""
+    from rich.table import Table
+
+    from tasks import cmmath_judge
+    from tasks.benchmarks import resolve_data_dir
+    from tasks.store import open_store
+
+    store = open_store(db)
+    sample = resolve_data_dir(data_dir) / "cmmath" / "gradegpt_judgments_sample.jsonl"
+    rows = [cmmath_judge.audit_rules(store, audit_id, sample)]
+    if judge:
+        rows += cmmath_judge.run_judge_audit(store, judge, audit_id, concurrency=concurrency,
+                                             limit=limit)
+    if as_json:
+        sys.stdout.write(json.dumps(rows, indent=2, default=str) + "\n")
+        return
+    table = Table(title=f"graders vs GPT-4 on {sample.name} (view judge_agreement, audit "
+                        f"{audit_id})", title_justify="left")
+    cols = {"grader": "grader", "n": "n", "undecided_share": "undecided",
+            "agreement": "agree", "balanced_accuracy": "bal.acc", "precision_yes": "P(Yes)",
+            "recall_yes": "R(Yes)", "tp": "tp", "fp": "fp", "tn": "tn", "fn": "fn"}
+    for c, label in cols.items():
+        table.add_column(label, justify="left" if c == "grader" else "right")
+    for r in rows:
+        table.add_row(*(f"{r[c]:.3f}" if isinstance(r[c], float) else str(r[c]) for c in cols))
+    Console().print(table)
 
 
 triton_app = typer.Typer(help="Triton Inference Server: serve the model repository, build a "

@@ -16,7 +16,7 @@ from prefect.artifacts import create_table_artifact
 from prefect.cache_policies import NO_CACHE
 from prefect.task_runners import ThreadPoolTaskRunner
 
-from tasks import pipeline, progress, reports, runtime
+from tasks import judging, pipeline, progress, reports, runtime
 from tasks.backends import get_backend, parse_spec, provider_limit
 from tasks.benchmarks import get_adapter, resolve_data_dir
 from tasks.errors import MathprobeError
@@ -124,6 +124,39 @@ def grade_task(cfg: RunConfig) -> dict[str, int]:
     return graded
 
 
+@task(name="judge", cache_policy=NO_CACHE)
+def judge_task(cfg: RunConfig, judge: str, retry_failed: bool, in_flight: int) -> dict[str, Any]:
+    """Ask `judge` about the answers the rules left undecided; write judge and cascade verdicts."""
+    adapter = get_adapter(cfg.benchmark)
+    store = open_store(cfg.db)
+    items = adapter.load(resolve_data_dir(cfg.data_dir)).by_id()
+    jrun, requests = judging.prepare(store, adapter, items, cfg.run_id, judge, retry_failed)
+    writer = store.writer()
+    kind, _ = parse_spec(judge)
+
+    async def go() -> dict[str, int]:
+        backend = judging.VerdictChecked(
+            get_backend(judge, timeout_s=cfg.request_timeout, triton_url=cfg.triton_url),
+            adapter.parse_judgment)
+        limits = [runtime.semaphore("run", jrun, in_flight),
+                  runtime.semaphore("provider", kind, provider_limit(judge))]
+        try:
+            return await pipeline.respond(backend, requests,
+                                          lambda rows: writer.submit(jrun, rows), limits=limits)
+        finally:
+            await backend.aclose()
+
+    counts = runtime.run(go())
+    result = judging.write_verdicts(store, adapter, cfg.run_id, judge)
+    store.finish_run(jrun, "completed" if not (result["judge_failed"] or result["infra_failed"])
+                     else "incomplete")
+    get_run_logger().info("judge %s: %d asked (%s); %d verdicts, %d judge_failed, %d failed calls",
+                          judge, len(requests),
+                          ", ".join(f"{v} {k}" for k, v in sorted(counts.items())) or "none",
+                          result["judged"], result["judge_failed"], result["infra_failed"])
+    return result
+
+
 def _publish(report: dict[str, Any]) -> None:
     run = report["run"]
     key = re.sub(r"[^a-z0-9-]+", "-", f"report-{run['run_id']}".lower())[:100]
@@ -167,18 +200,23 @@ def eval_flow(benchmark: str = "wemath", model: str = "baseline:random",
               limit: int | None = None, concurrency: int = 16, retry_failed: bool = False,
               max_cost: float | None = None, temperature: float | None = None,
               max_tokens: int | None = None, request_timeout: float | None = None,
-              triton_url: str | None = None) -> dict[str, Any]:
+              triton_url: str | None = None, judge: str | None = None) -> dict[str, Any]:
     """Evaluate `model` on `benchmark`, store every response in `db`, return the report.
 
     Re-running the same run id resumes it; `retry_failed` re-drives only failed calls;
     `max_cost` (USD) stops issuing requests once the run has spent that much; `triton_url`
-    (HOST:PORT, default $MATHPROBE_TRITON_URL) is where `triton:` models are served.
+    (HOST:PORT, default $MATHPROBE_TRITON_URL) is where `triton:` models are served; `judge`
+    (BACKEND:NAME) grades what the rules leave undecided, where the benchmark has a judge.
     """
     adapter = get_adapter(benchmark)
     setting = setting or adapter.DEFAULT_SETTING
     if setting not in adapter.SETTINGS:
         raise MathprobeError(f"--setting {setting!r}: {benchmark} has {', '.join(adapter.SETTINGS)}")
     runtime.run(get_backend(model).aclose())   # fail fast on a bad --model or missing key
+    if judge is not None:
+        if not judging.supports_judge(adapter):
+            raise MathprobeError(f"--judge: {benchmark} is graded by rules only, it has no judge")
+        runtime.run(get_backend(judge).aclose())
     params = dict(adapter.DEFAULT_PARAMS)
     params.update({k: v for k, v in (("temperature", temperature), ("max_tokens", max_tokens))
                    if v is not None})
@@ -199,6 +237,8 @@ def eval_flow(benchmark: str = "wemath", model: str = "baseline:random",
         for future in futures:
             future.result()
         grade_task(cfg)
+        if judge is not None:
+            judge_task(cfg, judge, retry_failed, concurrency)
     except BaseException:
         store.finish_run(cfg.run_id, "interrupted")
         raise

@@ -30,6 +30,7 @@ SELECT r.run_id, r.benchmark, r.model, r.backend, r.setting, r.status, r.n_items
        count(*) FILTER (c.status = 'missing')             AS n_missing,
        count(*) FILTER (c.status = 'infra_failed')        AS n_infra_failed,
        count(*) FILTER (c.status = 'refused')             AS n_refused,
+       count(*) FILTER (c.status = 'judge_failed')        AS n_judge_failed,
        coalesce(sum(c.input_tokens), 0)                   AS input_tokens,
        coalesce(sum(c.output_tokens), 0)                  AS output_tokens,
        r.cost_usd,

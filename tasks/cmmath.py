@@ -1046,3 +1046,22 @@ def read_official_results(path: Path, dataset: Dataset) -> list[tuple[Item, str 
                             field=field, item=pid)
         out.append((item, response))
     return out
+
+
+# -- the judge stage (wired by tasks/judging.py) ----------------------------------------------
+
+JUDGE_PARAMS = {"temperature": 0.0, "max_tokens": 1024}
+
+
+def judge_prompt(item: Item, response: str | None) -> tuple[str, str]:
+    """(system, user) prompt asking a GradeGPT-style judge whether `response` answers `item`."""
+    from tasks.cmmath_judge import judge_prompt as prompt
+
+    return prompt(item.payload.get("question", item.question),
+                  str(item.payload.get("answer", item.gold)), response)
+
+
+def parse_judgment(text: str | None) -> bool | None:
+    from tasks.cmmath_judge import parse_verdict
+
+    return parse_verdict(text)

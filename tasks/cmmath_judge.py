@@ -217,3 +217,67 @@ def audit_judge(store: Store, audit_id: str, grader: str,
     rows = store.query_dicts("SELECT * FROM judge_agreement WHERE audit_id = ? AND grader = ?",
                              [audit_id, grader])
     return rows[0]
+
+
+# -- the audit with a judge backend -----------------------------------------------------------
+
+AUDIT_RUN = "judge-audit"
+
+
+def run_judge_audit(store: Store, judge: str, audit_id: str, *, concurrency: int = 16,
+                    limit: int | None = None, timeout_s: float | None = None,
+                    triton_url: str | None = None) -> list[dict[str, Any]]:
+    """Ask `judge` about the sample's records (the first `limit`), through the same pipeline as
+    model calls (stored under run `judge-audit@judge:<judge>`: cached, resumable, with tokens
+    and cost), then store its verdicts and the cascade's (rules where decided, else the judge)
+    and return both `judge_agreement` rows. Needs the rule audit of `audit_id` first."""
+    from tasks import judging, pipeline, runtime
+    from tasks.backends import get_backend, parse_spec, provider_limit
+    from tasks.store import RunSpec
+
+    records = store.query("SELECT idx, question, reference, response FROM cmmath_judge_audit "
+                          "ORDER BY idx" + (f" LIMIT {int(limit)}" if limit else ""))
+    rules = dict(store.query("SELECT idx, verdict FROM cmmath_audit_verdicts WHERE audit_id = ? "
+                             "AND grader = 'rules'", [audit_id]))
+    jrun = judging.judge_run_id(AUDIT_RUN, judge)
+    kind, _ = parse_spec(judge)
+    store.start_run(RunSpec(jrun, cmmath.NAME, judge, kind, "judge-audit",
+                            dict(cmmath.JUDGE_PARAMS)), n_items=len(records))
+    statuses = store.item_statuses(jrun)
+    requests = []
+    for idx, question, reference, response in records:
+        if statuses.get(f"audit/{idx}") in (None, "infra_failed", "judge_failed"):
+            system, user = judge_prompt(question, reference, response)
+            requests.append(cmmath_request(f"audit/{idx}", judge, system, user))
+    writer = store.writer()
+
+    async def go() -> None:
+        backend = judging.VerdictChecked(get_backend(judge, timeout_s=timeout_s,
+                                                     triton_url=triton_url), parse_verdict)
+        limits = [runtime.semaphore("run", jrun, concurrency),
+                  runtime.semaphore("provider", kind, provider_limit(judge))]
+        try:
+            await pipeline.respond(backend, requests, lambda rows: writer.submit(jrun, rows),
+                                   limits=limits)
+        finally:
+            await backend.aclose()
+
+    runtime.run(go())
+    store.finish_run(jrun, "completed")
+    replies = dict(store.query("SELECT item_id, response FROM current_responses WHERE run_id = ? "
+                               "AND status = 'ok'", [jrun]))
+    judged = {idx: parse_verdict(replies.get(f"audit/{idx}")) for idx, *_ in records}
+    write_audit_verdicts(store, audit_id, f"judge:{judge}", judged.items())
+    write_audit_verdicts(store, audit_id, f"cascade:{judge}",
+                         [(idx, rules.get(idx) if rules.get(idx) is not None else v)
+                          for idx, v in judged.items()])
+    return store.query_dicts("SELECT * FROM judge_agreement WHERE audit_id = ? AND grader IN "
+                             "(?, ?) ORDER BY grader DESC", [audit_id, f"judge:{judge}",
+                                                             f"cascade:{judge}"])
+
+
+def cmmath_request(item_id: str, judge: str, system: str, user: str):
+    from tasks.items import Request
+
+    return Request(item_id=item_id, model=judge, prompt=user, system=system,
+                   params=dict(cmmath.JUDGE_PARAMS))

@@ -36,13 +36,16 @@ class Request:
     params: dict[str, Any] = field(default_factory=dict, hash=False)
     image: bytes | None = field(default=None, repr=False)
     choices: tuple[str, ...] = ()
+    system: str | None = None        # a system prompt (e.g. a judge's instructions)
 
     @cached_property
     def request_hash(self) -> str:
         """Content hash of everything that determines the answer: model, params, prompt, image."""
         h = hashlib.sha256()
-        h.update(json.dumps({"model": self.model, "params": self.params, "prompt": self.prompt},
-                            sort_keys=True, ensure_ascii=False).encode())
+        content = {"model": self.model, "params": self.params, "prompt": self.prompt}
+        if self.system is not None:
+            content["system"] = self.system
+        h.update(json.dumps(content, sort_keys=True, ensure_ascii=False).encode())
         if self.image is not None:
             h.update(b"\0image\0")
             h.update(self.image)
@@ -52,7 +55,7 @@ class Request:
 @dataclass
 class Completion:
     text: str | None
-    status: str = "ok"               # ok | infra_failed | refused | missing
+    status: str = "ok"               # ok | infra_failed | refused | missing | judge_failed
     error: str | None = None
     attempts: int = 1
     latency_s: float | None = None

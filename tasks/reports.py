@@ -36,7 +36,15 @@ def build(store: Store, run_id: str, grader: str | None = None) -> dict[str, Any
     summary["priced"] = (run["backend"] not in ("openai", "anthropic")
                          or prices.price(run["backend"], run["model"].partition(":")[2]) is not None)
     adapter = get_adapter(run["benchmark"])
-    return {"run": summary, **module.build(store, run_id, grader or adapter.GRADERS[0])}
+    if grader is None:        # a judged run reports its cascade; otherwise the first rule grader
+        cascades = [g for (g,) in store.query("SELECT DISTINCT grader FROM verdicts WHERE run_id "
+                                               "= ? AND grader LIKE 'cascade:%' ORDER BY 1", [run_id])]
+        grader = cascades[0] if cascades else adapter.GRADERS[0]
+    judges = store.query_dicts(
+        "SELECT run_id, model, n_items, n_ok, n_judge_failed, n_infra_failed, input_tokens, "
+        "output_tokens, cost_usd FROM run_summary WHERE starts_with(run_id, ?) ORDER BY run_id",
+        [f"{run_id}@judge:"])
+    return {"run": summary, "judges": judges, **module.build(store, run_id, grader)}
 
 
 def _report_module(benchmark: str) -> ModuleType:
@@ -60,6 +68,11 @@ def render(report: dict[str, Any], width: int = 120) -> Group:
         f"grader: {report['grader']}",
     )
     parts: list[Any] = [head]
+    for j in report.get("judges", []):
+        parts.append(Text(f"judge {j['model']}: {j['n_items']} undecided answers, {j['n_ok']} "
+                          f"judged, {j['n_judge_failed']} judge_failed (no verdict in the reply), "
+                          f"{j['n_infra_failed']} failed calls; tokens {j['input_tokens']} in, "
+                          f"{j['output_tokens']} out; cost ${float(j['cost_usd'] or 0):.4f}"))
     if run["n_infra_failed"]:
         parts.append(Text(f"{run['n_infra_failed']} call(s) failed (infra_failed): not graded, "
                           "left out of the figures; re-drive them with --retry-failed",

@@ -38,6 +38,7 @@ class FakeAPI:
     retry_after: float = 0.05
     slow_s: float = 3.0
     record: bool = True
+    reply: Any = None             # optional reply(payload, prompt) -> text (None: the default)
     requests: list[dict[str, Any]] = field(default_factory=list)
     served: int = 0
     port: int = 0
@@ -143,6 +144,8 @@ class FakeAPI:
         text = f"<Thought process>: <<looked at it>> <Answer>: <<{letter}>>"
         if fault == "refuse":
             text = "I can't help with that."
+        elif self.reply is not None:
+            text = self.reply(payload, prompt) or text
         usage_in, usage_out = max(1, len(prompt.split())), len(text.split())
         if anthropic:
             msg = {"id": "msg_fake", "type": "message", "role": "assistant",

@@ -34,6 +34,8 @@ class AnthropicMessages:
         content.append({"type": "text", "text": request.prompt})
         params = sdk_kwargs(self.client.messages.create,
                             {"max_tokens": 1024, **request.params})  # max_tokens is required
+        if request.system:
+            params["system"] = request.system
 
         async def attempt() -> Completion:
             try:

@@ -1,4 +1,5 @@
-"""The chance baseline: a uniform pick among a question's option letters, in the paper's template.
+"""The chance baseline: a uniform pick among a question's option letters, in the paper's template
+(WE-MATH's), and a random whole number 0..100 for a free-form question.
 
 Seeded per item (not per call order), so a resumed or re-sharded run gives the same answers.
 """
@@ -17,13 +18,13 @@ class RandomBaseline:
         self.seed = seed
 
     async def complete(self, request: Request) -> Completion:
-        if not request.choices:
-            return Completion(text=None, status="refused",
-                              error="baseline:random only answers multiple-choice questions")
         rng = random.Random(f"{self.seed}:{request.item_id}")
-        letter = rng.choice(request.choices)
-        text = (f"<Thought process>: <<a uniform guess among {len(request.choices)} options>> "
-                f"<Answer>: <<{letter}>>")
+        if request.choices:
+            letter = rng.choice(request.choices)
+            text = (f"<Thought process>: <<a uniform guess among {len(request.choices)} "
+                    f"options>> <Answer>: <<{letter}>>")
+        else:   # a free-form question: a small whole number, the commonest kind of answer
+            text = f"A guess. The answer is {rng.randint(0, 100)}."
         return Completion(text=text, latency_s=0.0, input_tokens=0, output_tokens=0, cost_usd=0.0)
 
     async def aclose(self) -> None:

@@ -42,7 +42,8 @@ class OpenAIChat:
             content.append({"type": "image_url",
                             "image_url": {"url": f"data:{image_mime(request.image)};base64,{b64}"}})
         content.append({"type": "text", "text": request.prompt})
-        return [{"role": "user", "content": content}]
+        system = [{"role": "system", "content": request.system}] if request.system else []
+        return system + [{"role": "user", "content": content}]
 
     async def complete(self, request: Request) -> Completion:
         messages = self._messages(request)

@@ -66,7 +66,8 @@ class TritonGenerate:
         return tensor
 
     async def complete(self, request: Request) -> Completion:
-        inputs = [self._input("PROMPT", request.prompt.encode(), "BYTES")]
+        prompt = f"{request.system}\n\n{request.prompt}" if request.system else request.prompt
+        inputs = [self._input("PROMPT", prompt.encode(), "BYTES")]
         if request.image is not None:
             inputs.append(self._input("IMAGE", request.image, "BYTES"))
         if "max_tokens" in request.params:
