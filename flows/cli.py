@@ -182,6 +182,74 @@ def demo(
                     soft_wrap=True)
 
 
+ProbeModel = Annotated[str, typer.Option("--model", help="BACKEND:NAME")]
+Limit = Annotated[Optional[int], typer.Option("--limit", help="About N questions, spread over "
+                                              "the four systems.")]
+
+
+@app.command()
+def contamination(
+    model: ProbeModel,
+    db: Db,
+    method: Annotated[str, typer.Option("--method", help="rouge, mink or both")] = "both",
+    run_id: Annotated[Optional[str], typer.Option("--run-id")] = None,
+    data_dir: DataDir = None,
+    limit: Limit = None,
+    concurrency: Annotated[int, typer.Option("--concurrency")] = 16,
+    retry_failed: Annotated[bool, typer.Option("--retry-failed")] = False,
+    triton_url: Annotated[Optional[str], typer.Option("--triton-url")] = None,
+    as_json: Annotated[bool, typer.Option("--json")] = False,
+) -> None:
+    """ConceptMath contamination (paper Table 3): Rouge-L of continuations, MIN-K% (K=10)."""
+    from flows.probes import contamination_flow
+
+    with progress_bar():
+        out = contamination_flow(model=model, method=method, run_id=run_id, db=str(db),
+                                 data_dir=str(data_dir) if data_dir else None, limit=limit,
+                                 concurrency=concurrency, retry_failed=retry_failed,
+                                 triton_url=triton_url)
+    _emit_probe(out, as_json)
+
+
+@app.command()
+def classify(
+    model: ProbeModel,
+    db: Db,
+    run_id: Annotated[Optional[str], typer.Option("--run-id")] = None,
+    data_dir: DataDir = None,
+    limit: Limit = None,
+    concurrency: Annotated[int, typer.Option("--concurrency")] = 16,
+    retry_failed: Annotated[bool, typer.Option("--retry-failed")] = False,
+    triton_url: Annotated[Optional[str], typer.Option("--triton-url")] = None,
+    as_json: Annotated[bool, typer.Option("--json")] = False,
+) -> None:
+    """ConceptMath concept classification (paper Tables 6/8/9): MRR and top-1 per system."""
+    from flows.probes import classify_flow
+
+    with progress_bar():
+        out = classify_flow(model=model, run_id=run_id, db=str(db),
+                            data_dir=str(data_dir) if data_dir else None, limit=limit,
+                            concurrency=concurrency, retry_failed=retry_failed,
+                            triton_url=triton_url)
+    _emit_probe(out, as_json)
+
+
+def _emit_probe(out: dict, as_json: bool) -> None:
+    from rich.table import Table
+
+    if as_json:
+        sys.stdout.write(json.dumps(out, indent=2, default=str) + "\n")
+        return
+    for probe, result in out.items():
+        rows = result["rows"]
+        table = Table(title=f"{probe}: run {result['run_id']}", title_justify="left")
+        for col in (rows[0].keys() if rows else ["(no answers)"]):
+            table.add_column(col, justify="left" if col in ("run_id", "system") else "right")
+        for r in rows:
+            table.add_row(*(f"{v:.4f}" if isinstance(v, float) else str(v) for v in r.values()))
+        Console().print(table)
+
+
 @app.command("judge-audit")
 def judge_audit(
     db: Db,

@@ -17,7 +17,7 @@ from prefect.cache_policies import NO_CACHE
 from prefect.task_runners import ThreadPoolTaskRunner
 
 from tasks import judging, pipeline, progress, reports, runtime
-from tasks.backends import get_backend, parse_spec, provider_limit
+from tasks.backends import get_backend, parse_spec
 from tasks.benchmarks import get_adapter, resolve_data_dir
 from tasks.errors import MathprobeError
 from tasks.store import RunSpec, open_store
@@ -94,21 +94,13 @@ def respond_shard(cfg: RunConfig, item_ids: list[str], in_flight: int,
     requests = [pipeline.build_request(adapter, by_id[i], cfg.model, cfg.setting, cfg.params)
                 for i in item_ids]
     budget = _BUDGETS.get(cfg.run_id) or pipeline.Budget(max_cost, store.spent(cfg.run_id))
-    writer = store.writer()
-    kind, _ = parse_spec(cfg.model)
-
-    async def go() -> dict[str, int]:
-        backend = runtime.backend(cfg.run_id, lambda: get_backend(
-            cfg.model, timeout_s=cfg.request_timeout, triton_url=cfg.triton_url))
-        limits = [runtime.semaphore("run", cfg.run_id, in_flight),
-                  runtime.semaphore("provider", kind, provider_limit(cfg.model))]
-        return await pipeline.respond(
-            backend, requests, lambda rows: writer.submit(cfg.run_id, rows),
-            limits=limits, budget=budget,
-            on_done=lambda item_id, c: progress.emit("done", cfg.run_id, status=c.status,
-                                                     item_id=item_id, error=c.error))
-
-    counts = runtime.run(go())
+    counts = pipeline.send(
+        store, cfg.run_id, cfg.model,
+        lambda: runtime.backend(cfg.run_id, lambda: get_backend(      # shared by the shards
+            cfg.model, timeout_s=cfg.request_timeout, triton_url=cfg.triton_url)),
+        requests, in_flight=in_flight, close=False, budget=budget,
+        on_done=lambda item_id, c: progress.emit("done", cfg.run_id, status=c.status,
+                                                 item_id=item_id, error=c.error))
     get_run_logger().info("shard of %d: %s", len(item_ids),
                           ", ".join(f"{v} {k}" for k, v in sorted(counts.items())))
     return counts
@@ -131,22 +123,12 @@ def judge_task(cfg: RunConfig, judge: str, retry_failed: bool, in_flight: int) -
     store = open_store(cfg.db)
     items = adapter.load(resolve_data_dir(cfg.data_dir)).by_id()
     jrun, requests = judging.prepare(store, adapter, items, cfg.run_id, judge, retry_failed)
-    writer = store.writer()
-    kind, _ = parse_spec(judge)
-
-    async def go() -> dict[str, int]:
-        backend = judging.VerdictChecked(
-            get_backend(judge, timeout_s=cfg.request_timeout, triton_url=cfg.triton_url),
-            adapter.parse_judgment)
-        limits = [runtime.semaphore("run", jrun, in_flight),
-                  runtime.semaphore("provider", kind, provider_limit(judge))]
-        try:
-            return await pipeline.respond(backend, requests,
-                                          lambda rows: writer.submit(jrun, rows), limits=limits)
-        finally:
-            await backend.aclose()
-
-    counts = runtime.run(go())
+    counts = pipeline.send(
+        store, jrun, judge,
+        lambda: judging.VerdictChecked(get_backend(judge, timeout_s=cfg.request_timeout,
+                                                   triton_url=cfg.triton_url),
+                                       adapter.parse_judgment),
+        requests, in_flight=in_flight)
     result = judging.write_verdicts(store, adapter, cfg.run_id, judge)
     store.finish_run(jrun, "completed" if not (result["judge_failed"] or result["infra_failed"])
                      else "incomplete")

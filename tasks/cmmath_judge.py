@@ -231,8 +231,8 @@ def run_judge_audit(store: Store, judge: str, audit_id: str, *, concurrency: int
     model calls (stored under run `judge-audit@judge:<judge>`: cached, resumable, with tokens
     and cost), then store its verdicts and the cascade's (rules where decided, else the judge)
     and return both `judge_agreement` rows. Needs the rule audit of `audit_id` first."""
-    from tasks import judging, pipeline, runtime
-    from tasks.backends import get_backend, parse_spec, provider_limit
+    from tasks import judging, pipeline
+    from tasks.backends import get_backend, parse_spec
     from tasks.store import RunSpec
 
     records = store.query("SELECT idx, question, reference, response FROM cmmath_judge_audit "
@@ -249,20 +249,10 @@ def run_judge_audit(store: Store, judge: str, audit_id: str, *, concurrency: int
         if statuses.get(f"audit/{idx}") in (None, "infra_failed", "judge_failed"):
             system, user = judge_prompt(question, reference, response)
             requests.append(cmmath_request(f"audit/{idx}", judge, system, user))
-    writer = store.writer()
-
-    async def go() -> None:
-        backend = judging.VerdictChecked(get_backend(judge, timeout_s=timeout_s,
-                                                     triton_url=triton_url), parse_verdict)
-        limits = [runtime.semaphore("run", jrun, concurrency),
-                  runtime.semaphore("provider", kind, provider_limit(judge))]
-        try:
-            await pipeline.respond(backend, requests, lambda rows: writer.submit(jrun, rows),
-                                   limits=limits)
-        finally:
-            await backend.aclose()
-
-    runtime.run(go())
+    pipeline.send(store, jrun, judge,
+                  lambda: judging.VerdictChecked(get_backend(judge, timeout_s=timeout_s,
+                                                             triton_url=triton_url), parse_verdict),
+                  requests, in_flight=concurrency)
     store.finish_run(jrun, "completed")
     replies = dict(store.query("SELECT item_id, response FROM current_responses WHERE run_id = ? "
                                "AND status = 'ok'", [jrun]))

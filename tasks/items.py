@@ -64,3 +64,4 @@ class Completion:
     cost_usd: float | None = None
     # (token, token_id, logprob) of each generated token, where the backend gives them
     token_logprobs: list[tuple[str | None, int | None, float]] | None = field(default=None, repr=False)
+    logprob_kind: str = "generated"  # 'generated' tokens, or the 'prompt' scored (MIN-K%)

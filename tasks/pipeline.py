@@ -127,6 +127,33 @@ async def respond(backend: Backend, requests: Sequence[Request],
     return counts
 
 
+def send(store: Store, run_id: str, spec: str, make_backend: Callable[[], Backend],
+         requests: Sequence[Request], *, in_flight: int, close: bool = True,
+         budget: Budget | None = None,
+         on_done: Callable[[str, Completion], Any] | None = None) -> dict[str, int]:
+    """Send a run's requests from any thread: on the process's shared event loop, under the
+    run's cap (`in_flight`) and the provider's, answers stored by the store's single writer.
+    `make_backend` runs on that loop; `close` closes the backend afterwards."""
+    from tasks import runtime
+    from tasks.backends import parse_spec, provider_limit
+
+    kind, _ = parse_spec(spec)
+    writer = store.writer()
+
+    async def go() -> dict[str, int]:
+        backend = make_backend()
+        limits = [runtime.semaphore("run", run_id, in_flight),
+                  runtime.semaphore("provider", kind, provider_limit(spec))]
+        try:
+            return await respond(backend, requests, lambda rows: writer.submit(run_id, rows),
+                                 limits=limits, budget=budget, on_done=on_done)
+        finally:
+            if close:
+                await backend.aclose()
+
+    return runtime.run(go())
+
+
 def grade_run(store: Store, adapter: ModuleType, dataset: Any, run_id: str,
               items: dict[str, Item] | None = None) -> dict[str, int]:
     """Grade every stored answer of the run not yet graded, with each of the adapter's rule

@@ -225,22 +225,37 @@ class Store:
         return len(inserted)
 
     def _insert_logprobs(self, con, inserted: list[tuple], by_item: dict[str, Completion]) -> None:
-        """The generated tokens' log-probabilities of the responses just inserted, same transaction."""
+        """Token log-probabilities of the responses just inserted (generated tokens, or the scored
+        prompt's), in the same transaction."""
         cols: dict[str, list] = {"response_id": [], "position": [], "token": [], "token_id": [],
-                                 "logprob": []}
+                                 "logprob": [], "kind": []}
         for response_id, item_id, _ in inserted:
-            completion = by_item.get(item_id)
-            for pos, (token, token_id, logprob) in enumerate(completion.token_logprobs if completion else []):
-                for k, v in zip(cols, (response_id, pos, token, token_id, logprob)):
+            c = by_item.get(item_id)
+            for pos, (token, token_id, logprob) in enumerate(c.token_logprobs if c else []):
+                for k, v in zip(cols, (response_id, pos, token, token_id, logprob, c.logprob_kind)):
                     cols[k].append(v)
         if not cols["response_id"]:
             return
         select, params = self._unnest({
             "response_id": ("BIGINT", cols["response_id"]), "position": ("INTEGER", cols["position"]),
             "token": ("VARCHAR", cols["token"]), "token_id": ("BIGINT", cols["token_id"]),
-            "logprob": ("DOUBLE", cols["logprob"])})
+            "logprob": ("DOUBLE", cols["logprob"]), "kind": ("VARCHAR", cols["kind"])})
         con.execute(f"INSERT INTO token_logprobs (response_id, position, token, token_id, logprob, kind) "
-                    f"SELECT *, 'generated' FROM (SELECT {select})", params)
+                    f"SELECT * FROM (SELECT {select})", params)
+
+    def write_probe_scores(self, run_id: str, probe: str,
+                           rows: Sequence[tuple[str, float, str | None]]) -> None:
+        """(item_id, score, detail) per item of a probe run (Rouge-L, reciprocal rank)."""
+        if not rows:
+            return
+        select, params = self._unnest({
+            "item_id": ("VARCHAR", [r[0] for r in rows]), "score": ("DOUBLE", [r[1] for r in rows]),
+            "detail": ("VARCHAR", [r[2] for r in rows])})
+        params.update(run_id=run_id, probe=probe)
+        with self.transaction() as con:
+            con.execute(f"INSERT OR REPLACE INTO probe_scores (run_id, item_id, probe, score, detail) "
+                        f"SELECT $run_id, item_id, $probe, score, detail FROM (SELECT {select})",
+                        params)
 
     # -- verdicts -------------------------------------------------------------------------
     def ungraded(self, run_id: str, grader: str) -> list[tuple[int, str, str | None]]:

@@ -32,6 +32,23 @@ def prefect_harness():
         yield
 
 
+@pytest.fixture(scope="session")
+def tiny_vlm(tmp_path_factory) -> Path:
+    """A tiny random image-text-to-text model, built offline (tasks/tiny_model.py)."""
+    from tasks import tiny_model
+
+    return tiny_model.build(tmp_path_factory.mktemp("tiny") / "vlm", kind="vlm")
+
+
+@pytest.fixture(scope="session")
+def triton_server(tiny_vlm, tmp_path_factory):
+    """One real tritonserver (CPU) serving the tiny model for the session (~25 s to start)."""
+    from tasks.triton_server import TritonServer
+
+    with TritonServer(tiny_vlm, log_file=tmp_path_factory.mktemp("triton") / "server.log") as srv:
+        yield srv
+
+
 @pytest.fixture
 def db(tmp_path: Path) -> Path:
     return tmp_path / "store.duckdb"

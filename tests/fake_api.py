@@ -113,7 +113,7 @@ class FakeAPI:
     async def _respond(self, method: str, path: str, headers: dict, body: bytes,
                        writer: asyncio.StreamWriter) -> bool:
         payload = json.loads(body) if body else {}
-        prompt = _prompt_text(payload)
+        prompt = _prompt_text(payload) or payload.get("prompt", "")
         fault = self._next_fault(prompt)
         with self._lock:
             self.served += 1
@@ -140,6 +140,8 @@ class FakeAPI:
             return await self._send(writer, int(fault), _error(anthropic, kind, f"fault {fault}"))
         if fault == "malformed":
             return await self._send(writer, 200, b'{"id": "x", "choices": [ {"mess')
+        if path.rstrip("/").endswith("/v1/completions"):
+            return await self._send(writer, 200, json.dumps(_echo_logprobs(payload)).encode())
         letter = next((v for k, v in self.answers.items() if k in prompt), self.answer)
         text = f"<Thought process>: <<looked at it>> <Answer>: <<{letter}>>"
         if fault == "refuse":
@@ -195,6 +197,39 @@ def _error(anthropic: bool, kind: str, message: str) -> bytes:
     if anthropic:
         return json.dumps({"type": "error", "error": {"type": kind, "message": message}}).encode()
     return json.dumps({"error": {"message": message, "type": kind, "code": None}}).encode()
+
+
+def fake_logprob(word: str) -> float:
+    """A deterministic stand-in log-probability of a word (rarer-looking words lower)."""
+    return -0.5 - (sum(map(ord, word)) % 97) / 10
+
+
+def fake_tokens(text: str) -> list[str]:
+    """The fake server's tokenizer: each CJK character, or a run of other non-space characters,
+    with the whitespace before it."""
+    import re as _re
+
+    return [m.group() for m in _re.finditer(r"\s*(?:[\u3400-\u9fff]|[^\s\u3400-\u9fff]+)", text)]
+
+
+def _echo_logprobs(payload: dict) -> dict:
+    """The completions API with echo and logprobs: the prompt's tokens (fake_tokens), their
+    offsets and log-probabilities (None for the first), then one generated token."""
+    prompt = payload.get("prompt", "")
+    tokens = fake_tokens(prompt)
+    offsets, at = [], 0
+    for t in tokens:
+        offsets.append(at)
+        at += len(t)
+    lps = [None] + [fake_logprob(t.strip()) for t in tokens[1:]]
+    return {"id": "cmpl-fake", "object": "text_completion", "created": int(time.time()),
+            "model": payload.get("model"),
+            "choices": [{"index": 0, "text": prompt + " x", "finish_reason": "length",
+                         "logprobs": {"tokens": tokens + [" x"], "token_logprobs": lps + [-1.0],
+                                      "text_offset": offsets + [len(prompt)],
+                                      "top_logprobs": None}}],
+            "usage": {"prompt_tokens": len(tokens), "completion_tokens": 1,
+                      "total_tokens": len(tokens) + 1}}
 
 
 def _prompt_text(payload: dict) -> str:

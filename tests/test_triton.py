@@ -12,7 +12,7 @@ import pytest
 import torch
 
 from flows.eval import eval_flow
-from tasks import progress, tiny_model, wemath
+from tasks import progress, wemath
 from tasks.backends.triton_grpc import TritonGenerate
 from tasks.items import Request
 from tasks.store import open_store
@@ -22,15 +22,13 @@ pytestmark = pytest.mark.usefixtures("prefect_harness")
 
 
 @pytest.fixture(scope="module")
-def model_dir(tmp_path_factory):
-    return tiny_model.build(tmp_path_factory.mktemp("tiny") / "vlm", kind="vlm")
+def model_dir(tiny_vlm):
+    return tiny_vlm
 
 
 @pytest.fixture(scope="module")
-def server(model_dir, tmp_path_factory):
-    log = tmp_path_factory.mktemp("triton") / "server.log"
-    with TritonServer(model_dir, log_file=log) as srv:
-        yield srv
+def server(triton_server):
+    return triton_server
 
 
 @pytest.fixture(scope="module")

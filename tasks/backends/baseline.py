@@ -1,5 +1,6 @@
 """The chance baseline: a uniform pick among a question's option letters, in the paper's template
-(WE-MATH's), and a random whole number 0..100 for a free-form question.
+(WE-MATH's), a random whole number 0..100 for a free-form question, and a random order when
+asked to rank options (concept classification).
 
 Seeded per item (not per call order), so a resumed or re-sharded run gives the same answers.
 """
@@ -19,7 +20,10 @@ class RandomBaseline:
 
     async def complete(self, request: Request) -> Completion:
         rng = random.Random(f"{self.seed}:{request.item_id}")
-        if request.choices:
+        if request.choices and any(len(c) > 1 for c in request.choices):   # options to rank
+            order = rng.sample(range(1, len(request.choices) + 1), len(request.choices))
+            text = ", ".join(map(str, order))
+        elif request.choices:
             letter = rng.choice(request.choices)
             text = (f"<Thought process>: <<a uniform guess among {len(request.choices)} "
                     f"options>> <Answer>: <<{letter}>>")

@@ -68,5 +68,31 @@ class OpenAIChat:
 
         return await call_with_retries(attempt, self.policy)
 
+    async def score(self, text: str, prefix: str = "") -> list[tuple[str, int | None, float]]:
+        """Prompt log-probabilities of `text` after `prefix`, from an OpenAI-compatible server
+        that returns them (vLLM and others: the completions API with echo and logprobs)."""
+        out: list = []
+
+        async def attempt() -> Completion:
+            try:
+                resp = await self.client.completions.create(
+                    model=self.model, prompt=prefix + text, max_tokens=1, echo=True, logprobs=0,
+                    temperature=0.0)
+                lp = resp.choices[0].logprobs
+                start, end = len(prefix), len(prefix) + len(text)
+                out[:] = [(tok, None, float(p)) for tok, p, off in
+                          zip(lp.tokens, lp.token_logprobs, lp.text_offset)
+                          if start <= off < end and p is not None]
+                if not out:
+                    raise ValueError("the server returned no prompt log-probabilities")
+            except Exception as exc:
+                raise classify_sdk_error(openai, exc) from exc
+            return Completion(text="")
+
+        done = await call_with_retries(attempt, self.policy)
+        if done.status != "ok":
+            raise ConnectionError(done.error)
+        return out
+
     async def aclose(self) -> None:
         await self.client.close()
