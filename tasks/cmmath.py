@@ -14,7 +14,6 @@ the judge.
 from __future__ import annotations
 
 import hashlib
-import json
 import re
 import threading
 import unicodedata
@@ -24,6 +23,7 @@ from pathlib import Path
 from typing import Any
 
 from tasks.errors import DataError, MathprobeError
+from tasks.files import read_json, read_records
 from tasks.items import Item
 
 NAME = "cmmath"
@@ -188,15 +188,6 @@ def gold_letters(answer: str) -> frozenset[str] | None:
 
 # -- loading -------------------------------------------------------------------------------------
 
-def _read_json(path: Path) -> Any:
-    if not path.is_file():
-        raise DataError(path, "file not found (is --data-dir / MATHPROBE_DATA_DIR right?)")
-    try:
-        return json.loads(path.read_text(encoding="utf-8"))
-    except json.JSONDecodeError as exc:
-        raise DataError(path, f"not valid JSON: {exc}") from exc
-
-
 def _grade_group_of(grade_id: int) -> int:
     return 1 if grade_id <= 6 else 2 if grade_id <= 9 else 3
 
@@ -262,7 +253,7 @@ def parse_record(row: Any, *, path: Path, n: int, data_dir: Path) -> tuple[Cmmat
 def load(data_dir: str | Path) -> Dataset:
     data_dir = Path(data_dir)
     path = data_dir / NAME / "cmmath.json"
-    rows = _read_json(path)
+    rows = read_json(path)
     if isinstance(rows, dict):
         rows = rows.get("data", rows)
     if not isinstance(rows, list):
@@ -485,7 +476,7 @@ def _split(text: str, stops: str) -> list[str]:
 
 def _split_words(text: str, pattern: str) -> list[str]:
     """Split on a regex, but only at matches outside $...$ (words such as 或 / and)."""
-    spans, last, in_math = [], 0, False
+    spans, in_math = [], False
     pieces = re.split(f"(\\$+|{pattern})", text)
     buf = ""
     for piece in pieces:
@@ -641,7 +632,7 @@ def _normalise_value(raw: str) -> tuple[str, bool]:
                 and re.search(r"[\d})]\s*$", s[:m.start()]):
             s = s[:m.start()].strip()       # (a bare "4m" stays: 4 metres or 4 times m)
         m = LATIN_UNIT_RE.search(s)
-        if m and (unit := next(g for g in m.groups() if g)) in KNOWN_LATIN_UNITS \
+        if m and next(g for g in m.groups() if g) in KNOWN_LATIN_UNITS \
                 and re.search(r"[\d}\)]\s*$", s[:m.start()]):
             s = s[:m.start()].strip()
         if s == before:
@@ -1002,25 +993,10 @@ def read_official_results(path: Path, dataset: Dataset) -> list[tuple[Item, str 
     question text that differs from cmmath.json, is an error naming the row.
     """
     path = Path(path)
-    text = path.read_text(encoding="utf-8")
-    try:
-        rows = json.loads(text)
-    except json.JSONDecodeError:
-        rows = []
-        for n, line in enumerate(text.splitlines(), start=1):
-            if line.strip():
-                try:
-                    rows.append(json.loads(line))
-                except json.JSONDecodeError as exc:
-                    raise DataError(path, f"not valid JSON: {exc}", row=n) from exc
-    if isinstance(rows, dict):
-        rows = [rows]
-    if not isinstance(rows, list):
-        raise DataError(path, "expected a JSON array of records (or JSON lines)")
     known = dataset.by_id()
     out: list[tuple[Item, str | None]] = []
     seen: dict[str, int] = {}
-    for n, row in enumerate(rows, start=1):
+    for n, row in read_records(path):
         if not isinstance(row, dict):
             raise DataError(path, "expected a JSON object", row=n)
         pid = row.get("problem_id")

@@ -27,6 +27,7 @@ from typing import Any
 
 from tasks import conceptmath_grader as graders
 from tasks.errors import DataError
+from tasks.files import read_jsonl, read_records
 from tasks.items import Item
 
 NAME = "conceptmath"
@@ -105,26 +106,11 @@ def parse_row(row: Any, *, path: Path, n: int, system: str) -> tuple[dict[str, A
     return row, gold_string(answer)
 
 
-def _read_jsonl(path: Path) -> list[tuple[int, Any]]:
-    """(line number, parsed value) of a JSON-lines file; Python's json reads the NaN the authors'
-    files contain."""
-    if not path.is_file():
-        raise DataError(path, "file not found (is --data-dir / MATHPROBE_DATA_DIR right?)")
-    out = []
-    for n, line in enumerate(path.read_text(encoding="utf-8").splitlines(), start=1):
-        if line.strip():
-            try:
-                out.append((n, json.loads(line)))
-            except json.JSONDecodeError as exc:
-                raise DataError(path, f"not valid JSON: {exc}", row=n) from exc
-    return out
-
-
 def load_system(data_dir: Path, system: str) -> list[Item]:
     path = Path(data_dir) / NAME / f"{system}.jsonl"
     items: list[Item] = []
     seen: dict[int, list[dict[str, Any]]] = {}
-    for n, raw in _read_jsonl(path):
+    for n, raw in read_jsonl(path):
         row, gold = parse_row(raw, path=path, n=n, system=system)
         same = seen.setdefault(row["idx"], [])
         if any(r["question"] == row["question"] for r in same):
@@ -264,19 +250,6 @@ def grade(grader: str, item: Item, response: str | None) -> tuple[str | None, bo
     raise ValueError(f"unknown ConceptMath grader {grader!r}; choose from {GRADERS}")
 
 
-def _read_rows(path: Path) -> list[tuple[int, Any]]:
-    text = path.read_text(encoding="utf-8")
-    try:
-        data = json.loads(text)
-    except json.JSONDecodeError:
-        return _read_jsonl(path)
-    if isinstance(data, dict):
-        return [(1, data)]
-    if isinstance(data, list):
-        return list(enumerate(data, start=1))
-    raise DataError(path, "expected JSON lines or a JSON array of rows")
-
-
 def read_official_results(path: Path, dataset: Dataset) -> list[tuple[Item, str | None]]:
     """The authors' inference format: dataset rows (idx, grade, question, answer, cate0..2)
     plus `response`, as JSON lines (or a JSON array).
@@ -297,7 +270,7 @@ def read_official_results(path: Path, dataset: Dataset) -> list[tuple[Item, str 
         by_key.setdefault((it.group_id, it.payload["idx"]), []).append(it)
     out: list[tuple[Item, str | None]] = []
     seen: set[str] = set()
-    for n, row in _read_rows(path):
+    for n, row in read_records(path):
         if not isinstance(row, dict):
             raise DataError(path, "expected a JSON object", row=n)
         system, idx = row.get("grade"), row.get("idx")

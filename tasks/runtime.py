@@ -20,7 +20,6 @@ _semaphores: dict[tuple[str, str], tuple[int, asyncio.Semaphore]] = {}
 
 
 def loop() -> asyncio.AbstractEventLoop:
-    global _loop
     with _lock:
         if _loop is None or _loop.is_closed():
             ready = threading.Event()

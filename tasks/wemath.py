@@ -6,7 +6,6 @@ Everything this project knows about WE-MATH's files lives here; the metrics live
 from __future__ import annotations
 
 import hashlib
-import json
 import re
 from dataclasses import dataclass
 from functools import lru_cache
@@ -14,6 +13,7 @@ from pathlib import Path
 from typing import Any
 
 from tasks.errors import DataError
+from tasks.files import read_json, read_records
 from tasks.items import Item
 
 NAME = "wemath"
@@ -65,18 +65,9 @@ def option_letters(option: str) -> tuple[str, ...]:
     return tuple(seen)
 
 
-def _read_json(path: Path) -> Any:
-    if not path.is_file():
-        raise DataError(path, "file not found (is --data-dir / MATHPROBE_DATA_DIR right?)")
-    try:
-        return json.loads(path.read_text(encoding="utf-8"))
-    except json.JSONDecodeError as exc:
-        raise DataError(path, f"not valid JSON: {exc}", row=None) from exc
-
-
 def load_knowledge(data_dir: Path) -> tuple[dict[str, Any], ...]:
     path = Path(data_dir) / NAME / "knowledge_structure_nodes.json"
-    rows = _read_json(path)
+    rows = read_json(path)
     if not isinstance(rows, list):
         raise DataError(path, "expected a JSON array of knowledge nodes")
     leaves = []
@@ -145,7 +136,7 @@ def load(data_dir: str | Path) -> Dataset:
     knowledge = load_knowledge(data_dir)
     leaves = {k["leaf"] for k in knowledge}
     path = data_dir / NAME / "testmini.json"
-    rows = _read_json(path)
+    rows = read_json(path)
     fingerprint = hashlib.sha256(
         path.read_bytes() + (data_dir / NAME / "knowledge_structure_nodes.json").read_bytes()
         + str(data_dir).encode()).hexdigest()
@@ -218,23 +209,10 @@ def read_official_results(path: Path, dataset: Dataset) -> list[tuple[Item, str 
     dataset's, an unknown problem, or a duplicate is an error naming the row.
     """
     path = Path(path)
-    text = path.read_text(encoding="utf-8")
-    try:
-        rows = json.loads(text)
-    except json.JSONDecodeError:
-        rows = []
-        for n, line in enumerate(text.splitlines(), start=1):
-            if line.strip():
-                try:
-                    rows.append(json.loads(line))
-                except json.JSONDecodeError as exc:
-                    raise DataError(path, f"not valid JSON: {exc}", row=n) from exc
-    if isinstance(rows, dict):
-        rows = [rows]
     known = dataset.by_id()
     out: list[tuple[Item, str | None]] = []
     seen: set[str] = set()
-    for n, row in enumerate(rows, start=1):
+    for n, row in read_records(path):
         if not isinstance(row, dict):
             raise DataError(path, "expected a JSON object", row=n)
         for f in ("ID", "key"):

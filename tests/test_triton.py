@@ -6,7 +6,6 @@ from __future__ import annotations
 import asyncio
 import io
 import threading
-import time
 
 import pytest
 import torch

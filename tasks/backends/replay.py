@@ -5,10 +5,10 @@ id fields (WE-MATH `ID` + `key`). An item the file has no row for is answered `m
 """
 from __future__ import annotations
 
-import json
 from pathlib import Path
 
 from tasks.errors import DataError
+from tasks.files import read_records
 from tasks.items import Completion, Request
 
 
@@ -20,22 +20,6 @@ def _row_id(row: dict) -> str | None:
     return None
 
 
-def read_rows(path: Path) -> list[dict]:
-    text = path.read_text(encoding="utf-8")
-    try:
-        rows = json.loads(text)
-        return rows if isinstance(rows, list) else [rows]
-    except json.JSONDecodeError:
-        out = []
-        for n, line in enumerate(text.splitlines(), start=1):
-            if line.strip():
-                try:
-                    out.append(json.loads(line))
-                except json.JSONDecodeError as exc:
-                    raise DataError(path, f"not valid JSON: {exc}", row=n) from exc
-        return out
-
-
 class Replay:
     kind = "replay"
 
@@ -45,7 +29,7 @@ class Replay:
         if not file.is_file():
             raise DataError(file, "replay file not found")
         self.responses: dict[str, str | None] = {}
-        for n, row in enumerate(read_rows(file), start=1):
+        for n, row in read_records(file):
             iid = _row_id(row) if isinstance(row, dict) else None
             if iid is None:
                 raise DataError(file, "no item_id (or ID and key)", row=n, field="item_id")
