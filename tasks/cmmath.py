@@ -22,7 +22,7 @@ from functools import lru_cache
 from pathlib import Path
 from typing import Any
 
-from tasks.errors import DataError, MathprobeError
+from tasks.errors import DataError
 from tasks.files import read_json, read_records
 from tasks.items import Item
 
@@ -51,8 +51,8 @@ NO_ANSWER = ("暂无", "无", "略")   # "not available": the record carries no 
 class CmmathItem(Item):
     """An Item plus where its image files were looked for (`<data_dir>/cmmath/images/<file>`).
 
-    `image_path` stays None on purpose: the pipeline attaches `image_path` to every request
-    whatever the setting, and the text modes must never carry an image.
+    `image_path` stays None: which image a request carries depends on the setting
+    (`request_image`), and the text modes must never carry one.
     """
     image_files: tuple[str, ...] = ()
 
@@ -360,14 +360,15 @@ def build_prompt(item: Item, setting: str = DEFAULT_SETTING) -> str:
                 "CMMaTH sample ships without its images: put them in <data_dir>/cmmath/images/ "
                 "(e.g. from github zzli2022/CMMaTH, images/) or use the 'text' or 'text+ocr' "
                 "modes.", item=item.item_id, field="image")
-        # The pipeline takes a request's image from `item.image_path`, for every setting; a
-        # question's image cannot ride on an `image` setting alone without sending it with the
-        # text-only settings too. Refuse rather than silently send a text-only request.
-        raise MathprobeError(
-            f"setting {setting!r}: the images are there ({files[0]}), but the pipeline cannot "
-            "attach them per setting yet (pipeline.build_request uses item.image_path for every "
-            "setting); use 'text' or 'text+ocr'.")
     return PROMPT_TEMPLATES[prompt].format(question=item.question.strip(), context=context)
+
+
+def request_image(item: Item, setting: str) -> str | None:
+    """The image sent with the request: the question's (first) image in the `image` mode only;
+    the text modes never carry one. build_prompt has checked that it exists."""
+    mode, _ = parse_setting(setting)
+    files = image_files(item)
+    return str(files[0]) if mode == "image" and files else None
 
 
 # -- the rule grader -------------------------------------------------------------------------------

@@ -44,9 +44,13 @@ def read_image(path: str) -> bytes:
 
 def build_request(adapter: ModuleType, item: Item, model: str, setting: str,
                   params: dict[str, Any]) -> Request:
-    image = read_image(item.image_path) if item.image_path else None
-    return Request(item_id=item.item_id, model=model, prompt=adapter.build_prompt(item, setting),
-                   params=params, image=image, choices=item.choices)
+    """The request for an item: the adapter's prompt, and its image (the adapter's
+    `request_image(item, setting)` where the image depends on the setting)."""
+    prompt = adapter.build_prompt(item, setting)
+    path = (adapter.request_image(item, setting) if hasattr(adapter, "request_image")
+            else item.image_path)
+    return Request(item_id=item.item_id, model=model, prompt=prompt, params=params,
+                   image=read_image(path) if path else None, choices=item.choices)
 
 
 class Budget:

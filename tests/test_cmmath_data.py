@@ -257,6 +257,18 @@ def test_text_requests_carry_no_image(data_dir):
     assert req.image is None and req.choices == ("A", "B", "C", "D")
 
 
+def test_image_mode_sends_the_image_when_it_is_there(tmp_path):
+    root = make_cmmath_dir(tmp_path, [record("00001")])
+    (root / "cmmath" / "images").mkdir()
+    (root / "cmmath" / "images" / "00001_img.png").write_bytes(b"\x89PNG the picture")
+    item = cmmath.load(root).by_id()["00001"]
+    with_image = pipeline.build_request(cmmath, item, "m", "image/clp", cmmath.DEFAULT_PARAMS)
+    assert with_image.image == b"\x89PNG the picture"
+    without = pipeline.build_request(cmmath, item, "m", "text/clp", cmmath.DEFAULT_PARAMS)
+    assert without.image is None and without.prompt == with_image.prompt
+    assert with_image.request_hash != without.request_hash
+
+
 def test_select():
     items = tuple(range(10))
     assert cmmath.select(items, None) == list(items) and cmmath.select(items, 3) == [0, 1, 2]
