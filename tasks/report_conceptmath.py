@@ -26,7 +26,16 @@ def _order(keys, known: dict[str, str]) -> list[str]:
     return sorted(keys, key=lambda k: (list(known).index(k) if k in known else len(known), k))
 
 
+PROBE_VIEWS = {"contamination-rouge": "contamination_rouge",
+               "contamination-mink": "contamination_mink", "classify": "conceptmath_classification"}
+
+
 def build(store: Store, run_id: str, grader: str) -> dict[str, Any]:
+    (setting,), = store.query("SELECT setting FROM runs WHERE run_id = ?", [run_id])
+    if setting in PROBE_VIEWS:          # a contamination or classification run
+        rows = store.query_dicts(f"SELECT * EXCLUDE (run_id) FROM {PROBE_VIEWS[setting]} "
+                                 "WHERE run_id = ? ORDER BY system", [run_id])
+        return {"grader": "-", "probe": setting, "view": PROBE_VIEWS[setting], "rows": rows}
     args = [run_id, grader]
     systems = store.query_dicts("SELECT system, n, correct, accuracy FROM conceptmath_accuracy "
                                 "WHERE run_id = ? AND grader = ?", args)
@@ -78,7 +87,19 @@ def build(store: Store, run_id: str, grader: str) -> dict[str, Any]:
     }
 
 
+def _render_probe(report: dict[str, Any]) -> list[Any]:
+    table = Table(title=f"{report['probe']} (view {report['view']})", title_justify="left")
+    rows = report["rows"]
+    for col in (rows[0] if rows else {"system": None}):
+        table.add_column(col, justify="left" if col == "system" else "right")
+    for r in rows:
+        table.add_row(*(f"{v:.4f}" if isinstance(v, float) else str(v) for v in r.values()))
+    return [table]
+
+
 def render(report: dict[str, Any], width: int = 120) -> list[Any]:
+    if "probe" in report:
+        return _render_probe(report)
     t2 = report["table2"]
     cells = t2["cells"]
     settings = list(cells)
@@ -136,6 +157,9 @@ def render(report: dict[str, Any], width: int = 120) -> list[Any]:
 
 
 def figures(report: dict[str, Any]) -> list[tuple[str, str]]:
+    if "probe" in report:
+        return [(f"{r['system']} {k}", f"{v:.4f}" if isinstance(v, float) else str(v))
+                for r in report["rows"] for k, v in r.items() if k != "system"]
     """(figure, value) pairs for the Prefect artifact."""
     out = [("grader note", report["grader_note"]),
            ("accuracy (all systems)", pct(report["accuracy"]["overall"]))]

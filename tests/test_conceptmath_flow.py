@@ -113,6 +113,11 @@ def test_probes_through_an_openai_compatible_server(api, data_dir, db):
     for system in ("element_zh", "middle_zh"):
         n_opts = len(probes.level2_options(conceptmath.load(data_dir).items, system))
         assert rows[system]["mrr"] == pytest.approx(1 / n_opts) and rows[system]["top1"] == 0
+    # `mathprobe report` on a probe run shows the probe's table
+    from tasks import reports
+    report = reports.build(store, "cls")
+    assert report["probe"] == "classify"
+    assert {r["system"]: r["mrr"] for r in report["rows"]} == {s: r["mrr"] for s, r in rows.items()}
 
 
 def test_conceptmath_through_triton(triton_server, data_dir, db):
