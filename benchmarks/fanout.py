@@ -66,6 +66,32 @@ async def bare_loop(url: str, bodies: list[bytes], concurrency: int, lib=httpx) 
     return sum(c == 200 for c in codes)
 
 
+def sdk_alone(data_dir: Path, concurrency: int, repeat: int) -> float:
+    """The same requests through the official SDK (our backend) in one event loop, no flow."""
+    from tasks import pipeline
+    from tasks.backends.openai_chat import OpenAIChat
+
+    requests = [pipeline.build_request(wemath, it, "openai:bench", "plain",
+                                       dict(wemath.DEFAULT_PARAMS))
+                for it in wemath.load(data_dir).items]
+
+    async def go() -> None:
+        backend = OpenAIChat("bench")
+        sem = asyncio.Semaphore(concurrency)
+
+        async def one(r):
+            async with sem:
+                assert (await backend.complete(r)).status == "ok"
+
+        await asyncio.gather(*(one(r) for r in requests))
+        await backend.aclose()
+
+    t = time.perf_counter()
+    for _ in range(repeat):
+        asyncio.run(go())
+    return time.perf_counter() - t
+
+
 def main() -> None:
     ap = argparse.ArgumentParser()
     ap.add_argument("--concurrency", type=int, default=128)
@@ -93,6 +119,10 @@ def main() -> None:
             bare[lib.__name__] = time.perf_counter() - t
             print(f"bare asyncio+{lib.__name__} {lib.__version__}: {n} requests in "
                   f"{bare[lib.__name__]:.2f} s = {n / bare[lib.__name__]:,.0f} req/s ({ok} ok)")
+
+        sdk_s = sdk_alone(data_dir, args.concurrency, args.repeat)
+        print(f"OpenAI SDK alone, one loop: {n} requests in {sdk_s:.2f} s = {n / sdk_s:,.0f} "
+              "req/s (the ceiling for any evaluator that calls the SDK)")
 
         from flows.eval import eval_flow
         from tasks.store import open_store
