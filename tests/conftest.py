@@ -99,3 +99,15 @@ def responses_for(data_root: Path, correct: dict[str, list[bool]]) -> list[dict]
         answer = row["answer"] if right else wrong
         out.append({**row, "response": f"<Thought process>: <<...>> <Answer>: <<{answer}>>"})
     return out
+
+
+@pytest.fixture
+def fake_openai(monkeypatch):
+    """A loopback OpenAI-compatible server (tests/fake_api.py), with the SDK pointed at it."""
+    from tests.fake_api import FakeAPI
+
+    server = FakeAPI().start()
+    monkeypatch.setenv("OPENAI_BASE_URL", server.openai_url)
+    monkeypatch.setenv("OPENAI_API_KEY", "sk-test-local")
+    yield server
+    server.stop()

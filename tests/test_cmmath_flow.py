@@ -13,7 +13,6 @@ from flows.cli import app
 from flows.eval import eval_flow
 from tasks import cmmath
 from tasks.store import open_store
-from tests.fake_api import FakeAPI
 
 pytestmark = pytest.mark.usefixtures("prefect_harness")
 JUDGE = "openai:fake-judge"
@@ -48,12 +47,8 @@ class Replies:
 
 
 @pytest.fixture
-def api(monkeypatch):
-    server = FakeAPI().start()
-    monkeypatch.setenv("OPENAI_BASE_URL", server.openai_url)
-    monkeypatch.setenv("OPENAI_API_KEY", "sk-test-cmmath")
-    yield server
-    server.stop()
+def api(fake_openai):
+    return fake_openai
 
 
 def test_whole_sample_cascade_with_a_flaky_judge(api, data_dir, db):

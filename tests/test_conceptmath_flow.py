@@ -11,18 +11,14 @@ from flows.eval import eval_flow
 from flows.probes import classify_flow, contamination_flow
 from tasks import conceptmath, probes
 from tasks.store import open_store
-from tests.fake_api import FakeAPI, fake_logprob, fake_tokens
+from tests.fake_api import fake_logprob, fake_tokens
 
 pytestmark = pytest.mark.usefixtures("prefect_harness")
 
 
 @pytest.fixture
-def api(monkeypatch):
-    server = FakeAPI().start()
-    monkeypatch.setenv("OPENAI_BASE_URL", server.openai_url)
-    monkeypatch.setenv("OPENAI_API_KEY", "sk-test-conceptmath")
-    yield server
-    server.stop()
+def api(fake_openai):
+    return fake_openai
 
 
 def test_whole_benchmark_three_settings_with_the_baseline(data_dir, db):

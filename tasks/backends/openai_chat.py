@@ -7,7 +7,8 @@ import os
 
 import openai
 
-from tasks.backends.retry import RetryPolicy, call_with_retries, classify_sdk_error, sdk_kwargs
+from tasks.backends.retry import (RetryPolicy, call_with_retries, classify_sdk_error, retried,
+                                  sdk_kwargs)
 from tasks.items import Completion, Request
 from tasks.secrets import resolve_secret
 
@@ -71,28 +72,23 @@ class OpenAIChat:
     async def score(self, text: str, prefix: str = "") -> list[tuple[str, int | None, float]]:
         """Prompt log-probabilities of `text` after `prefix`, from an OpenAI-compatible server
         that returns them (vLLM and others: the completions API with echo and logprobs)."""
-        out: list = []
-
-        async def attempt() -> Completion:
+        async def fetch() -> list[tuple[str, int | None, float]]:
             try:
                 resp = await self.client.completions.create(
                     model=self.model, prompt=prefix + text, max_tokens=1, echo=True, logprobs=0,
                     temperature=0.0)
                 lp = resp.choices[0].logprobs
                 start, end = len(prefix), len(prefix) + len(text)
-                out[:] = [(tok, None, float(p)) for tok, p, off in
-                          zip(lp.tokens, lp.token_logprobs, lp.text_offset)
-                          if start <= off < end and p is not None]
+                out = [(tok, None, float(p)) for tok, p, off in
+                       zip(lp.tokens, lp.token_logprobs, lp.text_offset)
+                       if start <= off < end and p is not None]
                 if not out:
                     raise ValueError("the server returned no prompt log-probabilities")
+                return out
             except Exception as exc:
                 raise classify_sdk_error(openai, exc) from exc
-            return Completion(text="")
 
-        done = await call_with_retries(attempt, self.policy)
-        if done.status != "ok":
-            raise ConnectionError(done.error)
-        return out
+        return await retried(fetch, self.policy)
 
     async def aclose(self) -> None:
         await self.client.close()

@@ -15,6 +15,7 @@ import time
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
 from types import ModuleType
+from typing import Any
 
 from tenacity import (AsyncRetrying, RetryCallState, retry_if_exception_type, stop_after_attempt,
                       stop_after_delay, wait_random_exponential)
@@ -146,3 +147,18 @@ async def call_with_retries(attempt: Callable[[], Awaitable[Completion]],
     completion.attempts = tries
     completion.latency_s = time.perf_counter() - started
     return completion
+
+
+async def retried(fetch: Callable[[], Awaitable[Any]], policy: RetryPolicy) -> Any:
+    """`fetch()`'s value under the same retry policy, for calls that are not completions (e.g.
+    scoring a text); a call that still fails raises ConnectionError with the reason."""
+    box: list[Any] = []
+
+    async def attempt() -> Completion:
+        box[:] = [await fetch()]
+        return Completion(text="")
+
+    done = await call_with_retries(attempt, policy)
+    if done.status != "ok":
+        raise ConnectionError(done.error)
+    return box[0]

@@ -11,7 +11,8 @@ import os
 
 import numpy as np
 
-from tasks.backends.retry import (PermanentError, RetryPolicy, TransientError, call_with_retries)
+from tasks.backends.retry import (PermanentError, RetryPolicy, TransientError, call_with_retries,
+                                  retried)
 from tasks.items import Completion, Request
 
 DEFAULT_URL = "127.0.0.1:8001"
@@ -96,23 +97,17 @@ class TritonGenerate:
         inputs = [self._input("TEXT", text.encode(), "BYTES")]
         if prefix:
             inputs.append(self._input("PREFIX", prefix.encode(), "BYTES"))
-        out: list = []
-
-        async def attempt() -> Completion:
+        async def fetch() -> list[tuple[str, int, float]]:
             try:
                 result = await self._connect().infer(self.score_model, inputs,
                                                      client_timeout=self.policy.timeout_s)
                 tokens = [t.decode("utf-8", "replace") for t in result.as_numpy("TOKENS").reshape(-1)]
-                out[:] = list(zip(tokens, result.as_numpy("TOKEN_IDS").reshape(-1).tolist(),
-                                  result.as_numpy("LOGPROBS").reshape(-1).tolist()))
+                return list(zip(tokens, result.as_numpy("TOKEN_IDS").reshape(-1).tolist(),
+                                result.as_numpy("LOGPROBS").reshape(-1).tolist()))
             except Exception as exc:
                 raise _classify(exc) from exc
-            return Completion(text="")
 
-        done = await call_with_retries(attempt, self.policy)
-        if done.status != "ok":
-            raise ConnectionError(done.error)
-        return out
+        return await retried(fetch, self.policy)
 
     async def aclose(self) -> None:
         if self._client is not None:
