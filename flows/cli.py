@@ -185,6 +185,17 @@ def demo(
 ProbeModel = Annotated[str, typer.Option("--model", help="BACKEND:NAME")]
 Limit = Annotated[Optional[int], typer.Option("--limit", help="About N questions, spread over "
                                               "the four systems.")]
+OptionalRunId = Annotated[Optional[str], typer.Option("--run-id")]
+Concurrency = Annotated[int, typer.Option("--concurrency", help="Requests in flight.")]
+RetryFailed = Annotated[bool, typer.Option("--retry-failed", help="Re-drive only the calls "
+                                           "that failed.")]
+TritonUrl = Annotated[Optional[str], typer.Option("--triton-url", help="HOST:PORT of the Triton "
+                                                  "gRPC endpoint (triton: models).")]
+AsJson = Annotated[bool, typer.Option("--json", help="Print the result as JSON.")]
+
+
+def _opt(path: Path | None) -> str | None:
+    return str(path) if path else None
 
 
 @app.command()
@@ -192,20 +203,20 @@ def contamination(
     model: ProbeModel,
     db: Db,
     method: Annotated[str, typer.Option("--method", help="rouge, mink or both")] = "both",
-    run_id: Annotated[Optional[str], typer.Option("--run-id")] = None,
+    run_id: OptionalRunId = None,
     data_dir: DataDir = None,
     limit: Limit = None,
-    concurrency: Annotated[int, typer.Option("--concurrency")] = 16,
-    retry_failed: Annotated[bool, typer.Option("--retry-failed")] = False,
-    triton_url: Annotated[Optional[str], typer.Option("--triton-url")] = None,
-    as_json: Annotated[bool, typer.Option("--json")] = False,
+    concurrency: Concurrency = 16,
+    retry_failed: RetryFailed = False,
+    triton_url: TritonUrl = None,
+    as_json: AsJson = False,
 ) -> None:
     """ConceptMath contamination (paper Table 3): Rouge-L of continuations, MIN-K% (K=10)."""
     from flows.probes import contamination_flow
 
     with progress_bar():
         out = contamination_flow(model=model, method=method, run_id=run_id, db=str(db),
-                                 data_dir=str(data_dir) if data_dir else None, limit=limit,
+                                 data_dir=_opt(data_dir), limit=limit,
                                  concurrency=concurrency, retry_failed=retry_failed,
                                  triton_url=triton_url)
     _emit_probe(out, as_json)
@@ -215,20 +226,20 @@ def contamination(
 def classify(
     model: ProbeModel,
     db: Db,
-    run_id: Annotated[Optional[str], typer.Option("--run-id")] = None,
+    run_id: OptionalRunId = None,
     data_dir: DataDir = None,
     limit: Limit = None,
-    concurrency: Annotated[int, typer.Option("--concurrency")] = 16,
-    retry_failed: Annotated[bool, typer.Option("--retry-failed")] = False,
-    triton_url: Annotated[Optional[str], typer.Option("--triton-url")] = None,
-    as_json: Annotated[bool, typer.Option("--json")] = False,
+    concurrency: Concurrency = 16,
+    retry_failed: RetryFailed = False,
+    triton_url: TritonUrl = None,
+    as_json: AsJson = False,
 ) -> None:
     """ConceptMath concept classification (paper Tables 6/8/9): MRR and top-1 per system."""
     from flows.probes import classify_flow
 
     with progress_bar():
         out = classify_flow(model=model, run_id=run_id, db=str(db),
-                            data_dir=str(data_dir) if data_dir else None, limit=limit,
+                            data_dir=_opt(data_dir), limit=limit,
                             concurrency=concurrency, retry_failed=retry_failed,
                             triton_url=triton_url)
     _emit_probe(out, as_json)
