@@ -31,9 +31,9 @@ os.environ.setdefault("PREFECT_LOGGING_LEVEL", "WARNING")
 import httpx  # noqa: E402
 import httpx2  # noqa: E402  (the HTTP client the OpenAI / Anthropic SDKs use)
 
-from tasks import wemath  # noqa: E402
+from tasks.benchmarks import wemath  # noqa: E402
 from tasks.backends.openai_chat import image_mime  # noqa: E402
-from tasks.benchmarks import resolve_data_dir  # noqa: E402
+from tasks.registry import resolve_data_dir  # noqa: E402
 
 
 def request_bodies(data_dir: Path, model: str) -> list[bytes]:
@@ -68,10 +68,10 @@ async def bare_loop(url: str, bodies: list[bytes], concurrency: int, lib=httpx) 
 
 def sdk_alone(data_dir: Path, concurrency: int, repeat: int) -> float:
     """The same requests through the official SDK (our backend) in one event loop, no flow."""
-    from tasks import pipeline
+    from tasks import runs
     from tasks.backends.openai_chat import OpenAIChat
 
-    requests = [pipeline.build_request(wemath, it, "openai:bench", "plain",
+    requests = [runs.build_request(wemath.benchmark, it, "openai:bench", "plain",
                                        dict(wemath.DEFAULT_PARAMS))
                 for it in wemath.load(data_dir).items]
 

@@ -1,9 +1,9 @@
 """Requests/s and p50/p99 latency through Triton gRPC, against calling the same model in-process.
 
-A tiny randomly initialised image-text-to-text model (tasks/tiny_model.py) is served by the real
-tritonserver on CPU (tasks/triton_server.py); the same WE-MATH prompts with their images go
+A tiny randomly initialised image-text-to-text model (tasks/serving/tiny_model.py) is served by the real
+tritonserver on CPU (tasks/serving/triton_server.py); the same WE-MATH prompts with their images go
 through the `triton:` backend (gRPC, async, `--concurrency` in flight, dynamic batching on the
-server) and through tasks.hf_runtime.HFModel.generate in this process (one at a time, the way a
+server) and through tasks.serving.hf_runtime.HFModel.generate in this process (one at a time, the way a
 simple in-process evaluator calls it). The difference is Triton's overhead (serialisation,
 gRPC, the python-backend stub) minus what dynamic batching wins back.
 
@@ -22,12 +22,13 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from tasks import tiny_model, wemath  # noqa: E402
+from tasks.benchmarks import wemath  # noqa: E402
 from tasks.backends.triton_grpc import TritonGenerate  # noqa: E402
-from tasks.benchmarks import resolve_data_dir  # noqa: E402
-from tasks.hf_runtime import HFModel  # noqa: E402
+from tasks.registry import resolve_data_dir  # noqa: E402
+from tasks.serving import tiny_model  # noqa: E402
+from tasks.serving.hf_runtime import HFModel  # noqa: E402
 from tasks.items import Request  # noqa: E402
-from tasks.triton_server import TritonServer  # noqa: E402
+from tasks.serving.triton_server import TritonServer  # noqa: E402
 
 
 def pct(values: list[float], q: float) -> float:

@@ -20,8 +20,9 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from tasks import pipeline, wemath  # noqa: E402
-from tasks.benchmarks import resolve_data_dir  # noqa: E402
+from tasks import runs  # noqa: E402
+from tasks.benchmarks import wemath  # noqa: E402
+from tasks.registry import resolve_data_dir  # noqa: E402
 from tasks.store import Store  # noqa: E402
 
 VIEWS = ["wemath_four_dimensional", "wemath_step_accuracy", "wemath_category_accuracy",
@@ -55,7 +56,7 @@ def main() -> None:
         for r in range(args.runs):
             f = Path(tmp) / f"run{r}.json"
             f.write_text(json.dumps(fake_results(rows, r)))
-            pipeline.import_official(store, wemath, data_dir, f, f"run{r:03d}")
+            runs.import_official(store, wemath.benchmark, data_dir, f, f"run{r:03d}")
         load_s = time.perf_counter() - started
         (n,), = store.query("SELECT count(*) FROM responses")
         print(f"imported {args.runs} runs, {n} responses in {load_s:.1f} s "

@@ -24,11 +24,10 @@ app = typer.Typer(help="mathprobe: concept-wise math benchmark evaluation.", no_
 err = Console(stderr=True)
 
 DataDir = Annotated[Optional[Path], typer.Option(
-    "--data-dir", help="Folder holding wemath/, conceptmath/, cmmath/ (default: $MATHPROBE_DATA_DIR).")]
+    "--data-dir", help="Folder holding one folder per benchmark (default: $MATHPROBE_DATA_DIR).")]
 Db = Annotated[Path, typer.Option("--db", help="DuckDB file (created if absent).")]
 RunId = Annotated[str, typer.Option("--run-id", help="Run id; reuse it to resume a run.")]
 
-DEMO_RUN_ID = "demo-wemath-baseline-random"
 DEMO_DB = Path("out/demo.duckdb")
 
 
@@ -42,15 +41,15 @@ def import_(
     data_dir: DataDir = None,
 ) -> None:
     """Load responses produced elsewhere, grade them, and fill every view."""
-    from tasks import pipeline
-    from tasks.benchmarks import get_adapter, resolve_data_dir
+    from tasks import registry
+    from tasks.runs import import_official
     from tasks.store import open_store
 
     if fmt != "official":
         raise MathprobeError(f"--format {fmt!r}: only 'official' (the authors' result format)")
-    adapter = get_adapter(benchmark)
+    bench = registry.get(benchmark)
     store = open_store(db)
-    counts = pipeline.import_official(store, adapter, resolve_data_dir(data_dir), file, run_id)
+    counts = import_official(store, bench, registry.resolve_data_dir(data_dir), file, run_id)
     err.print(f"imported {file} into run {run_id}: {counts['new']} new responses, "
               f"{counts['already_stored']} already stored, {counts['missing']} without a response")
 
@@ -100,7 +99,7 @@ def progress_bar():
     from rich.progress import (BarColumn, MofNCompleteColumn, Progress, TextColumn,
                                TimeElapsedColumn, TimeRemainingColumn)
 
-    from tasks import progress as events
+    from tasks.runs import progress as events
 
     bar = Progress(TextColumn("{task.description}"), BarColumn(), MofNCompleteColumn(),
                    TextColumn("{task.fields[counts]}"), TimeElapsedColumn(),
@@ -169,16 +168,25 @@ def demo(
     db: Db = DEMO_DB,
     data_dir: DataDir = None,
 ) -> None:
-    """The main job on embedded defaults: chance baseline on all of WE-MATH testmini."""
+    """The main job on embedded defaults: each benchmark's demo run (the chance baseline on all
+    of WE-MATH testmini), printed as the paper's tables."""
     from flows.eval import eval_flow
+    from tasks import registry
 
-    with progress_bar():
-        report = eval_flow(benchmark="wemath", model="baseline:random", run_id=DEMO_RUN_ID,
-                           db=str(db), data_dir=str(data_dir) if data_dir else None)
-    _emit(report, False)
+    queries = []
+    for bench in registry.all_benchmarks():
+        if bench.demo is None:
+            continue
+        run_id = f"demo-{bench.name}-{bench.demo['model'].replace(':', '-')}"
+        with progress_bar():
+            report = eval_flow(benchmark=bench.name, model=bench.demo["model"],
+                               setting=bench.demo.get("setting"), run_id=run_id, db=str(db),
+                               data_dir=str(data_dir) if data_dir else None)
+        _emit(report, False)
+        if bench.demo.get("query"):
+            queries.append(bench.demo["query"].format(run_id=run_id))
     Console().print(f"\nStored in {db}. Query it by hand, e.g.:\n"
-                    f"  mathprobe sql --db {db} \"SELECT rule, n, ik, ig, cm, rm, round(score, 4) "
-                    f"AS score FROM wemath_four_dimensional WHERE run_id = '{DEMO_RUN_ID}'\"",
+                    + "\n".join(f'  mathprobe sql --db {db} "{q}"' for q in queries),
                     soft_wrap=True)
 
 
@@ -192,6 +200,8 @@ RetryFailed = Annotated[bool, typer.Option("--retry-failed", help="Re-drive only
 TritonUrl = Annotated[Optional[str], typer.Option("--triton-url", help="HOST:PORT of the Triton "
                                                   "gRPC endpoint (triton: models).")]
 AsJson = Annotated[bool, typer.Option("--json", help="Print the result as JSON.")]
+ProbeBenchmark = Annotated[Optional[str], typer.Option(
+    "--benchmark", help="The benchmark whose probe to run (default: the one that has it).")]
 
 
 def _opt(path: Path | None) -> str | None:
@@ -209,13 +219,15 @@ def contamination(
     concurrency: Concurrency = 16,
     retry_failed: RetryFailed = False,
     triton_url: TritonUrl = None,
+    benchmark: ProbeBenchmark = None,
     as_json: AsJson = False,
 ) -> None:
     """ConceptMath contamination (paper Table 3): Rouge-L of continuations, MIN-K% (K=10)."""
     from flows.probes import contamination_flow
 
     with progress_bar():
-        out = contamination_flow(model=model, method=method, run_id=run_id, db=str(db),
+        out = contamination_flow(model=model, method=method, benchmark=benchmark,
+                                 run_id=run_id, db=str(db),
                                  data_dir=_opt(data_dir), limit=limit,
                                  concurrency=concurrency, retry_failed=retry_failed,
                                  triton_url=triton_url)
@@ -232,13 +244,14 @@ def classify(
     concurrency: Concurrency = 16,
     retry_failed: RetryFailed = False,
     triton_url: TritonUrl = None,
+    benchmark: ProbeBenchmark = None,
     as_json: AsJson = False,
 ) -> None:
     """ConceptMath concept classification (paper Tables 6/8/9): MRR and top-1 per system."""
     from flows.probes import classify_flow
 
     with progress_bar():
-        out = classify_flow(model=model, run_id=run_id, db=str(db),
+        out = classify_flow(model=model, benchmark=benchmark, run_id=run_id, db=str(db),
                             data_dir=_opt(data_dir), limit=limit,
                             concurrency=concurrency, retry_failed=retry_failed,
                             triton_url=triton_url)
@@ -271,27 +284,28 @@ def judge_audit(
     concurrency: Annotated[int, typer.Option("--concurrency")] = 16,
     limit: Annotated[Optional[int], typer.Option("--limit", help="Judge only the first N "
                                                  "records.")] = None,
+    benchmark: Annotated[Optional[str], typer.Option(
+        "--benchmark", help="The benchmark whose judge to audit (default: the one with an "
+        "audit).")] = None,
     as_json: Annotated[bool, typer.Option("--json")] = False,
 ) -> None:
-    """Measure graders against GPT-4's verdicts on CMMaTH's GradeGPT judgment sample: the rule
-    stage, and with --judge a judge backend and the cascade (view judge_agreement)."""
+    """Measure graders against reference verdicts (CMMaTH: GPT-4's on the GradeGPT judgment
+    sample): the rule stage, and with --judge a judge backend and the cascade (view
+    judge_agreement)."""
     from rich.table import Table
 
-    from tasks import cmmath_judge
-    from tasks.benchmarks import resolve_data_dir
+    from tasks import registry
     from tasks.store import open_store
 
+    bench = registry.with_judge_audit(benchmark)
     store = open_store(db)
-    sample = resolve_data_dir(data_dir) / "cmmath" / "gradegpt_judgments_sample.jsonl"
-    rows = [cmmath_judge.audit_rules(store, audit_id, sample)]
-    if judge:
-        rows += cmmath_judge.run_judge_audit(store, judge, audit_id, concurrency=concurrency,
-                                             limit=limit)
+    rows = bench.judge.audit(store, registry.resolve_data_dir(data_dir), audit_id=audit_id,
+                             judge=judge, concurrency=concurrency, limit=limit)
     if as_json:
         sys.stdout.write(json.dumps(rows, indent=2, default=str) + "\n")
         return
-    table = Table(title=f"graders vs GPT-4 on {sample.name} (view judge_agreement, audit "
-                        f"{audit_id})", title_justify="left")
+    table = Table(title=f"{bench.title} graders vs reference verdicts (view judge_agreement, "
+                        f"audit {audit_id})", title_justify="left")
     cols = {"grader": "grader", "n": "n", "undecided_share": "undecided",
             "agreement": "agree", "balanced_accuracy": "bal.acc", "precision_yes": "P(Yes)",
             "recall_yes": "R(Yes)", "tp": "tp", "fp": "fp", "tn": "tn", "fn": "fn"}
@@ -319,7 +333,7 @@ def triton_serve(
     """Start tritonserver (the nvidia-pytriton binary, CPU) and serve until Ctrl-C / SIGTERM."""
     import signal
 
-    from tasks.triton_server import MODEL_REPOSITORY, TritonServer
+    from tasks.serving.triton_server import MODEL_REPOSITORY, TritonServer
 
     server = TritonServer(model_dir, model_repository=model_repository or MODEL_REPOSITORY,
                           grpc_port=grpc_port, http_port=http_port, log_file=log_file)
@@ -347,7 +361,7 @@ def triton_tiny_model(
     seed: Annotated[int, typer.Option("--seed")] = 0,
 ) -> None:
     """Build a tiny randomly initialised model with an in-process trained tokenizer (offline)."""
-    from tasks import tiny_model
+    from tasks.serving import tiny_model
 
     path = tiny_model.build(out, kind=kind, seed=seed)
     err.print(f"tiny {kind} model written to {path}")

@@ -16,10 +16,12 @@ from prefect.artifacts import create_table_artifact
 from prefect.cache_policies import NO_CACHE
 from prefect.task_runners import ThreadPoolTaskRunner
 
-from tasks import judging, pipeline, progress, reports, runtime
+from tasks import registry, reports
 from tasks.backends import get_backend, parse_spec
-from tasks.benchmarks import get_adapter, resolve_data_dir
 from tasks.errors import MathprobeError
+from tasks.registry import resolve_data_dir
+from tasks.runs import Budget, build_request, check_backend, grade_run, judging, prepare, send
+from tasks.runs import progress, runtime
 from tasks.store import RunSpec, open_store
 
 SHARD_WORKERS = 4          # shard tasks running at once (threads of this process)
@@ -54,7 +56,7 @@ def shard(ids: list[str], workers: int) -> list[list[str]]:
     return [ids[i:i + size] for i in range(0, len(ids), size)]
 
 
-_BUDGETS: dict[str, pipeline.Budget] = {}
+_BUDGETS: dict[str, Budget] = {}
 
 
 @task(name="prepare", cache_policy=NO_CACHE)
@@ -63,10 +65,10 @@ def prepare_task(cfg: RunConfig, limit: int | None, retry_failed: bool) -> list[
 
     A normal run asks what was never asked; `retry_failed` asks only what failed before.
     """
-    adapter = get_adapter(cfg.benchmark)
+    bench = registry.get(cfg.benchmark)
     store = open_store(cfg.db)
-    dataset = pipeline.prepare(store, adapter, resolve_data_dir(cfg.data_dir))
-    chosen = adapter.select(dataset.items, limit)
+    dataset = prepare(store, bench, resolve_data_dir(cfg.data_dir))
+    chosen = bench.select(dataset.items, limit)
     kind, _ = parse_spec(cfg.model)
     store.start_run(RunSpec(cfg.run_id, cfg.benchmark, cfg.model, kind, cfg.setting, cfg.params),
                     n_items=len(chosen))
@@ -88,13 +90,13 @@ def respond_shard(cfg: RunConfig, item_ids: list[str], in_flight: int,
                   max_cost: float | None) -> dict[str, int]:
     """Ask one shard's questions. The requests run on the process's shared event loop, under
     the run's and the provider's semaphores, so shards together respect both caps."""
-    adapter = get_adapter(cfg.benchmark)
+    bench = registry.get(cfg.benchmark)
     store = open_store(cfg.db)
-    by_id = adapter.load(resolve_data_dir(cfg.data_dir)).by_id()
-    requests = [pipeline.build_request(adapter, by_id[i], cfg.model, cfg.setting, cfg.params)
+    by_id = bench.load(resolve_data_dir(cfg.data_dir)).by_id()
+    requests = [build_request(bench, by_id[i], cfg.model, cfg.setting, cfg.params)
                 for i in item_ids]
-    budget = _BUDGETS.get(cfg.run_id) or pipeline.Budget(max_cost, store.spent(cfg.run_id))
-    counts = pipeline.send(
+    budget = _BUDGETS.get(cfg.run_id) or Budget(max_cost, store.spent(cfg.run_id))
+    counts = send(
         store, cfg.run_id, cfg.model,
         lambda: runtime.backend(cfg.run_id, lambda: get_backend(      # shared by the shards
             cfg.model, timeout_s=cfg.request_timeout, triton_url=cfg.triton_url)),
@@ -108,10 +110,10 @@ def respond_shard(cfg: RunConfig, item_ids: list[str], in_flight: int,
 
 @task(name="grade", cache_policy=NO_CACHE)
 def grade_task(cfg: RunConfig) -> dict[str, int]:
-    adapter = get_adapter(cfg.benchmark)
+    bench = registry.get(cfg.benchmark)
     store = open_store(cfg.db)
-    dataset = adapter.load(resolve_data_dir(cfg.data_dir))
-    graded = pipeline.grade_run(store, adapter, dataset, cfg.run_id)
+    dataset = bench.load(resolve_data_dir(cfg.data_dir))
+    graded = grade_run(store, bench, dataset, cfg.run_id)
     get_run_logger().info("graded: %s", graded)
     return graded
 
@@ -119,17 +121,17 @@ def grade_task(cfg: RunConfig) -> dict[str, int]:
 @task(name="judge", cache_policy=NO_CACHE)
 def judge_task(cfg: RunConfig, judge: str, retry_failed: bool, in_flight: int) -> dict[str, Any]:
     """Ask `judge` about the answers the rules left undecided; write judge and cascade verdicts."""
-    adapter = get_adapter(cfg.benchmark)
+    bench = registry.get(cfg.benchmark)
     store = open_store(cfg.db)
-    items = adapter.load(resolve_data_dir(cfg.data_dir)).by_id()
-    jrun, requests = judging.prepare(store, adapter, items, cfg.run_id, judge, retry_failed)
-    counts = pipeline.send(
+    items = bench.load(resolve_data_dir(cfg.data_dir)).by_id()
+    jrun, requests = judging.prepare(store, bench, items, cfg.run_id, judge, retry_failed)
+    counts = send(
         store, jrun, judge,
         lambda: judging.VerdictChecked(get_backend(judge, timeout_s=cfg.request_timeout,
                                                    triton_url=cfg.triton_url),
-                                       adapter.parse_judgment),
+                                       judging.judge_of(bench).parse),
         requests, in_flight=in_flight)
-    result = judging.write_verdicts(store, adapter, cfg.run_id, judge)
+    result = judging.write_verdicts(store, bench, cfg.run_id, judge)
     store.finish_run(jrun, "completed" if not (result["judge_failed"] or result["infra_failed"])
                      else "incomplete")
     get_run_logger().info("judge %s: %d asked (%s); %d verdicts, %d judge_failed, %d failed calls",
@@ -190,16 +192,15 @@ def eval_flow(benchmark: str = "wemath", model: str = "baseline:random",
     (HOST:PORT, default $MATHPROBE_TRITON_URL) is where `triton:` models are served; `judge`
     (BACKEND:NAME) grades what the rules leave undecided, where the benchmark has a judge.
     """
-    adapter = get_adapter(benchmark)
-    setting = setting or adapter.DEFAULT_SETTING
-    if setting not in adapter.SETTINGS:
-        raise MathprobeError(f"--setting {setting!r}: {benchmark} has {', '.join(adapter.SETTINGS)}")
-    runtime.run(get_backend(model).aclose())   # fail fast on a bad --model or missing key
+    bench = registry.get(benchmark)
+    setting = setting or bench.default_setting
+    if setting not in bench.settings:
+        raise MathprobeError(f"--setting {setting!r}: {benchmark} has {', '.join(bench.settings)}")
+    check_backend(model)                       # fail fast on a bad --model or missing key
     if judge is not None:
-        if not judging.supports_judge(adapter):
-            raise MathprobeError(f"--judge: {benchmark} is graded by rules only, it has no judge")
-        runtime.run(get_backend(judge).aclose())
-    params = dict(adapter.DEFAULT_PARAMS)
+        judging.judge_of(bench)
+        check_backend(judge)
+    params = dict(bench.default_params)
     params.update({k: v for k, v in (("temperature", temperature), ("max_tokens", max_tokens))
                    if v is not None})
     cfg = RunConfig(benchmark=benchmark, model=model, setting=setting,
@@ -209,7 +210,7 @@ def eval_flow(benchmark: str = "wemath", model: str = "baseline:random",
                     triton_url=triton_url)
     store = open_store(cfg.db)
     todo = prepare_task(cfg, limit, retry_failed)
-    budget = _BUDGETS[cfg.run_id] = pipeline.Budget(max_cost, store.spent(cfg.run_id))
+    budget = _BUDGETS[cfg.run_id] = Budget(max_cost, store.spent(cfg.run_id))
     shards = shard(todo, SHARD_WORKERS)
     progress.emit("start", cfg.run_id, total=len(todo))
     log_progress = _LogProgress(cfg.run_id, len(todo))

@@ -35,17 +35,6 @@ CREATE TABLE IF NOT EXISTS loaded_datasets (
     loaded_at    TIMESTAMP
 );
 
--- WE-MATH knowledge structure (67 leaves).
-CREATE TABLE IF NOT EXISTS wemath_knowledge (
-    leaf         VARCHAR PRIMARY KEY,
-    root0        VARCHAR,
-    root1        VARCHAR,
-    root2        VARCHAR,
-    root3        VARCHAR,
-    root4        VARCHAR,
-    full_node    VARCHAR
-);
-
 CREATE SEQUENCE IF NOT EXISTS response_seq;
 
 CREATE TABLE IF NOT EXISTS responses (
@@ -83,4 +72,15 @@ CREATE TABLE IF NOT EXISTS token_logprobs (
     logprob      DOUBLE NOT NULL,
     kind         VARCHAR NOT NULL,          -- generated | prompt
     PRIMARY KEY (response_id, kind, position)
+);
+
+-- Per-item scores of probe runs that are computed outside SQL (e.g. Rouge-L of a
+-- continuation, the reciprocal rank of a classification), one per (run, item, probe).
+CREATE TABLE IF NOT EXISTS probe_scores (
+    run_id    VARCHAR NOT NULL,
+    item_id   VARCHAR NOT NULL,
+    probe     VARCHAR NOT NULL,        -- rouge_l | reciprocal_rank
+    score     DOUBLE NOT NULL,
+    detail    VARCHAR,                 -- e.g. the parsed ranking
+    PRIMARY KEY (run_id, item_id, probe)
 );

@@ -51,3 +51,26 @@ def read_records(path: Path) -> list[tuple[int, Any]]:
     if isinstance(data, list):
         return list(enumerate(data, start=1))
     raise DataError(path, "expected a JSON array of records, or JSON lines")
+
+
+def read_result_rows(path: Path) -> list[tuple[int, dict[str, Any]]]:
+    """(row number, record) of a result file in a benchmark authors' format; every record must
+    be a JSON object."""
+    path = Path(path)
+    out = []
+    for n, row in read_records(path):
+        if not isinstance(row, dict):
+            raise DataError(path, "expected a JSON object", row=n)
+        out.append((n, row))
+    return out
+
+
+def response_text(path: Path, n: int, row: dict[str, Any], item_id: str,
+                  fields: tuple[str, ...] = ("response",)) -> str | None:
+    """The model's response of a result row: the first of `fields` present, a string or null."""
+    field = next((f for f in fields if f in row), fields[0])
+    response = row.get(field)
+    if response is not None and not isinstance(response, str):
+        raise DataError(path, f"expected a string, got {type(response).__name__}", row=n,
+                        field=field, item=item_id)
+    return response

@@ -10,7 +10,7 @@ import anthropic
 from tasks.backends.openai_chat import image_mime
 from tasks.backends.retry import RetryPolicy, call_with_retries, classify_sdk_error, sdk_kwargs
 from tasks.items import Completion, Request
-from tasks.secrets import resolve_secret
+from tasks.backends.secrets import resolve_secret
 
 
 class AnthropicMessages:

@@ -10,7 +10,7 @@ import openai
 from tasks.backends.retry import (RetryPolicy, call_with_retries, classify_sdk_error, retried,
                                   sdk_kwargs)
 from tasks.items import Completion, Request
-from tasks.secrets import resolve_secret
+from tasks.backends.secrets import resolve_secret
 
 
 def image_mime(data: bytes) -> str:

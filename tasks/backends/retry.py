@@ -21,7 +21,7 @@ from tenacity import (AsyncRetrying, RetryCallState, retry_if_exception_type, st
                       stop_after_delay, wait_random_exponential)
 
 from tasks.items import Completion
-from tasks.secrets import redact
+from tasks.backends.secrets import redact
 
 RETRYABLE_STATUS = frozenset({408, 409, 425, 429, 500, 502, 503, 504, 529})
 

@@ -1,0 +1,51 @@
+-- CMMaTH's judge audit: a grader's verdicts on the authors' GradeGPT judgment sample against
+-- GPT-4's (tasks/benchmarks/cmmath/_audit.py, `mathprobe judge-audit`).
+
+-- The authors' GradeGPT instruction sample with GPT-4's verdicts.
+CREATE TABLE IF NOT EXISTS cmmath_judge_audit (
+    idx           INTEGER PRIMARY KEY,         -- line number in gradegpt_judgments_sample.jsonl
+    question      VARCHAR,
+    reference     VARCHAR,
+    response      VARCHAR,
+    gpt4_verdict  BOOLEAN NOT NULL
+);
+
+-- A grader's verdicts on that sample; NULL = undecided (rules) or judge_failed (judge).
+CREATE TABLE IF NOT EXISTS cmmath_audit_verdicts (
+    audit_id     VARCHAR NOT NULL,
+    grader       VARCHAR NOT NULL,
+    idx          INTEGER NOT NULL,
+    verdict      BOOLEAN,
+    PRIMARY KEY (audit_id, grader, idx)
+);
+
+-- The judge audit: a grader's verdicts on the GradeGPT sample against GPT-4's. `n` counts the
+-- sample records the grader was run on; the rest are over the records it decided (verdict not
+-- NULL): agreement = share equal to GPT-4's; precision/recall of Yes (GPT-4's Yes = positive);
+-- balanced accuracy = mean of the recall on Yes and the recall on No.
+CREATE OR REPLACE VIEW judge_agreement AS
+WITH counts AS (
+    SELECT v.audit_id, v.grader,
+           count(*)                                                   AS n,
+           count(v.verdict)                                           AS n_decided,
+           count(*) FILTER (v.verdict AND a.gpt4_verdict)             AS tp,
+           count(*) FILTER (v.verdict AND NOT a.gpt4_verdict)         AS fp,
+           count(*) FILTER (NOT v.verdict AND NOT a.gpt4_verdict)     AS tn,
+           count(*) FILTER (NOT v.verdict AND a.gpt4_verdict)         AS fn
+    FROM cmmath_audit_verdicts v
+    JOIN cmmath_judge_audit a ON a.idx = v.idx
+    GROUP BY v.audit_id, v.grader
+), rates AS (
+    SELECT *,
+           CASE WHEN tp + fn > 0 THEN tp / (tp + fn) END             AS recall_yes,
+           CASE WHEN tn + fp > 0 THEN tn / (tn + fp) END             AS recall_no
+    FROM counts
+)
+SELECT audit_id, grader, n, n_decided,
+       (n - n_decided) / n                                           AS undecided_share,
+       CASE WHEN n_decided > 0 THEN (tp + tn) / n_decided END        AS agreement,
+       (recall_yes + recall_no) / 2                                  AS balanced_accuracy,
+       CASE WHEN tp + fp > 0 THEN tp / (tp + fp) END                 AS precision_yes,
+       recall_yes,
+       tp, fp, tn, fn
+FROM rates;

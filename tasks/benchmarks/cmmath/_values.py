@@ -1,0 +1,223 @@
+"""Values of CMMaTH answers: a stated answer or a reference answer normalised (units, degrees,
+LaTeX spellings) and parsed by math-verify, and compared: equivalent, different, or not
+comparable by rules."""
+from __future__ import annotations
+
+import re
+import threading
+from dataclasses import dataclass
+from functools import lru_cache
+from typing import Any
+
+from tasks.benchmarks.cmmath._text import (CJK_RE, ZERO_WIDTH_RE, canonical, split_outside,
+                                           split_words_outside, strip_wrappers)
+
+
+NO_ANSWER = ("暂无", "无", "略")   # "not available": the record carries no reference answer
+
+
+UNITS = sorted([
+    "平方厘米", "平方分米", "平方千米", "平方毫米", "平方米", "平方单位", "立方厘米", "立方分米",
+    "立方米", "立方单位", "厘米", "毫米", "分米", "千米", "公里", "米", "英尺", "度", "元", "分钟",
+    "小时", "秒", "天", "人", "个", "名", "本", "块", "次", "步", "尺", "千克", "克", "吨",
+    "毫升", "升", "倍", "条", "只", "根", "张", "页", "辆", "棵", "件", "种", "岁", "周", "年",
+    "分", "单位", "处", "枚", "盒", "箱", "瓶", "支",
+], key=len, reverse=True)
+
+
+UNIT_RE = re.compile("(?:" + "|".join(UNITS) + r")$")
+
+
+LATIN_UNIT_RE = re.compile(
+    r"(?:\\(?:mathrm|text|rm)\s*\{\s*([a-z]{1,3})\s*\}|\{\s*([a-z]{1,3})\s*\}|"
+    r"\\rm\s*([a-z]{1,3})|(?<=[\d\s}])(cm|mm|dm|km|kg|min))"
+    r"(?:\s*(?:\^\s*\{?\s*[23]\s*\}?|[²³]))?\s*$")
+
+
+# metre-based units however braced: "cm", "{cm}", "c{{m}^{2}}", "{c}{{{m}}^{3}}"
+METRE_TAIL_RE = re.compile(r"(?<![A-Za-z\\])((?:\{\s*)*(?:[ckdm]\s*(?:\}\s*)*(?:\{\s*)*)?m(?:\s*\})*"
+                           r"(?:\s*\^\s*(?:\{\s*)*[23](?:\s*\})*)?(?:\s*\})*)\s*$")
+
+
+ENGLISH_UNIT_RE = re.compile(
+    r"\s*(?:square\s+|cubic\s+)?(?:units?|degrees?|meters?|metres?|centimeters?|centimetres?|"
+    r"kilometers?|kilometres?|people|persons?|students?|yuan|minutes?|hours?|seconds?|days?)\s*$",
+    re.IGNORECASE)
+
+
+KNOWN_LATIN_UNITS = {"cm", "mm", "dm", "km", "m", "kg", "g", "min", "h", "s"}
+
+
+# "4m": 4 metres or 4 times m? A bare one-letter unit after a number is ambiguous.
+BARE_UNIT_RE = re.compile(r"(-?\d+(?:\.\d+)?)\s*(?:m|h|s|g)(?:\s*\^?\s*\{?[23]\}?)?")
+
+
+DEGREE_RE = re.compile(r"\{\s*\}\s*\^\s*\{?\s*\\circ\s*\}?|\^\s*\{\s*\\circ\s*\}|\^\s*\\circ|"
+                       r"\{\s*\^\s*\{?\\circ\}?\s*\}|°|\\circ|度")
+
+
+NOT_UNIQUE_RE = re.compile(r"[（(]?\s*(?:答案不唯一|填一个即可|写出一个即可|只需填一个|"
+                           r"写一个即可|任写一个)\s*[)）]?")
+
+
+def _math_timeout() -> int | None:
+    """math-verify's timeouts use SIGALRM, which only the main thread may set."""
+    return 5 if threading.current_thread() is threading.main_thread() else None
+
+
+@dataclass(frozen=True)
+class Value:
+    text: str            # normalised text, as compared
+    degrees: bool        # carried a degree sign
+    parsed: Any = None   # math-verify's parse, or None when it could not parse
+    kind: str = "math"   # math | text | relation_geo | circled | equation
+    bare_number: str | None = None   # "4" of "4m": the number, if the letter is a unit
+
+
+def _normalise_value(raw: str) -> tuple[str, bool]:
+    s = strip_wrappers(raw)
+    s = s.replace("（", "(").replace("）", ")").replace("，", ",").replace("：", ":")
+    s = s.replace("＝", "=").replace("≤", "\\le ").replace("≥", "\\ge ").replace("≠", "\\ne ")
+    s = s.replace("\\leqslant", "\\le").replace("\\geqslant", "\\ge").replace("\\colon", ":")
+    s = re.sub(r"\{\s*(arc(?:sin|cos|tan))\s*\}", r"\\\1", s)
+    s = re.sub(r"(?<!\\)\barc(sin|cos|tan)", r"\\arc\1", s)
+    degrees = bool(DEGREE_RE.search(s))
+    s = DEGREE_RE.sub("", s).strip()
+    for _ in range(3):                   # "8平方厘米", "5{cm}", "3\\mathrm{cm}^{2}", "10人"
+        before = s
+        s = UNIT_RE.sub("", s).strip()
+        s = ENGLISH_UNIT_RE.sub("", s).strip() if re.search(r"[\d}]\s*[A-Za-z ]+$", s) else s
+        m = METRE_TAIL_RE.search(s)
+        if m and ("{" in m.group(1) or re.match(r"[{\s]*[ckdm]\s*[{}\s]*m", m.group(1))) \
+                and re.search(r"[\d})]\s*$", s[:m.start()]):
+            s = s[:m.start()].strip()       # (a bare "4m" stays: 4 metres or 4 times m)
+        m = LATIN_UNIT_RE.search(s)
+        if m and next(g for g in m.groups() if g) in KNOWN_LATIN_UNITS \
+                and re.search(r"[\d}\)]\s*$", s[:m.start()]):
+            s = s[:m.start()].strip()
+        if s == before:
+            break
+    s = s.replace("{+}", "+").replace("{-}", "-").replace("{}", "").replace("﹣", "-")
+    s = re.sub(r"根号\s*(\d+(?:\.\d+)?|\{[^{}]*\})", lambda m: "\\sqrt{" + m.group(1).strip("{}") + "}", s)
+    s = s.replace("π", "\\pi ").replace("×", "\\times ").replace("÷", "/").replace("·", "\\cdot ")
+    s = s.replace("²", "^2").replace("³", "^3").replace("∞", "\\infty ").replace("−", "-")
+    s = re.sub(r"√\s*\(([^()]*)\)", r"\\sqrt{\1}", s)
+    s = re.sub(r"√\s*\{([^{}]*)\}", r"\\sqrt{\1}", s)
+    s = re.sub(r"√\s*([0-9.]+|[a-zA-Z])", r"\\sqrt{\1}", s)
+    s = re.sub(r"(\d)\s*%|\\%", lambda m: (m.group(1) or "") + "/100", s)
+    s = re.sub(r"\s+", " ", s).strip()
+    return s, degrees
+
+
+@lru_cache(maxsize=1)
+def _latex_config() -> list:
+    from latex2sympy2_extended.latex2sympy2 import NormalizationConfig
+    from math_verify import LatexExtractionConfig
+
+    # units=False: math-verify would drop letters it takes for units ("4m" -> 4, "2h" -> 2);
+    # units are dropped here, before parsing, where it is safe.
+    return [LatexExtractionConfig(boxed_match_priority=0, normalization_config=NormalizationConfig(
+        basic_latex=True, units=False, malformed_operators=True, nits=True, boxed="all",
+        equations=False))]
+
+
+def _parse_math(s: str) -> Any:
+    from math_verify import parse
+
+    if not s or CJK_RE.search(s):
+        return None
+    try:
+        out = parse(f"${s}$", extraction_config=_latex_config(), fallback_mode="no_fallback",
+                    parsing_timeout=_math_timeout())
+    except Exception:   # noqa: BLE001 - a value the parser cannot read is undecided
+        return None
+    return out or None
+
+
+def same_value(a: Value, b: Value) -> bool | None:
+    """Equivalent (True), different (False), or not comparable by rules (None)."""
+    kinds = {a.kind, b.kind}
+    if "equation" in kinds:
+        return None
+    if "circled" in kinds:
+        return (a.text == b.text) if kinds == {"circled"} else None
+    if kinds & {"text", "relation_geo"}:
+        return True if canonical(a.text) == canonical(b.text) else None
+    if a.parsed is None or b.parsed is None:
+        return None
+    if a.degrees != b.degrees and ("\\pi" in a.text or "\\pi" in b.text):
+        return None       # degrees against radians
+    from math_verify import verify
+    try:
+        return bool(verify(a.parsed, b.parsed, timeout_seconds=_math_timeout()))
+    except Exception:   # noqa: BLE001
+        return None
+
+
+GEO_NAME_RE = re.compile(r"(?<![\\a-zA-Z])[A-Z]{2,}|\\angle|∠|\\triangle|△|∥|//|\\parallel|⊥|\\perp")
+
+
+CIRCLED = "①②③④⑤⑥⑦⑧⑨⑩"
+
+
+MATH_WORDS_RE = re.compile(r"\\[A-Za-z]+|\b(?:sin|cos|tan|cot|sec|csc|log|ln|lg|exp|arcsin|arccos|"
+                           r"arctan|sqrt|max|min|lim|mod)\b")
+
+
+def _has_words(s: str) -> bool:
+    """English words ("6 square units", "the area"): text, not a product of letters."""
+    return bool(re.search(r"[A-Za-z]{3,}", MATH_WORDS_RE.sub(" ", s)))
+
+
+def make_value(raw: str) -> Value:
+    s, degrees = _normalise_value(raw)
+    if not s:
+        return Value("", degrees, None, "text")
+    bare = re.sub(r"[\s{},、和与及]", "", s)
+    if bare and all(ch in CIRCLED for ch in bare):
+        # statement numbers ("which are true?": ①②④): compared as sets
+        return Value("".join(sorted(set(bare), key=CIRCLED.index)), degrees, None, "circled")
+    if CJK_RE.search(s) or _has_words(s):
+        return Value(s, degrees, None, "text")
+    if GEO_NAME_RE.search(s):
+        # Segment, angle and figure names (AB, ∠ABC): sympy would read AB as a product, so
+        # AB = BA and ABC = CBA; compared as text only.
+        return Value(s, degrees, None, "relation_geo")
+    unit = BARE_UNIT_RE.fullmatch(s)
+    return Value(s, degrees, _parse_math(s), bare_number=unit.group(1) if unit else None)
+
+
+# "y = 8/x", "E(Y) = 80", "= -2a/3": a reference that names what it gives states its value
+# (a name: no digits, no operators; the rest holds no further "=").
+SIMPLE_LHS_RE = re.compile(r"^[^=\d+\-*/<>≤≥]*?(?<![<>!])=(?!=)\s*(?=[^=]*$)")
+
+
+PART_LABEL_RE = re.compile(r"^\s*[(（]\s*\d+\s*[)）]\s*")
+
+
+@dataclass(frozen=True)
+class Reference:
+    blanks: tuple[tuple[tuple[Value, ...], ...], ...]   # blanks -> solutions -> alternatives
+    not_unique: bool = False
+
+
+def parse_reference(gold: str) -> Reference | None:
+    """The reference answer's structure: blanks (one per line), each a set of solutions
+    (joined by 或), each with alternative spellings (joined by '/ ' or '##'). None when there
+    is no reference ('暂无')."""
+    text = ZERO_WIDTH_RE.sub("", gold or "").strip()
+    if not text or strip_wrappers(text) in NO_ANSWER:
+        return None
+    not_unique = bool(NOT_UNIQUE_RE.search(text))
+    text = NOT_UNIQUE_RE.sub("", text)
+    blanks = []
+    for value in (PART_LABEL_RE.sub("", v) for line in text.split("\n")
+                  for v in split_outside(line, "，,；;")):
+        solutions = []
+        for sol in split_words_outside(value, r"或"):
+            alts = [SIMPLE_LHS_RE.sub("", a, count=1) for a in re.split(r"##|/\s+(?=\S)", sol)]
+            alts = [a for a in alts if strip_wrappers(a)]
+            solutions.append(tuple(make_value(a) for a in alts))
+        if solutions:
+            blanks.append(tuple(solutions))
+    return Reference(tuple(blanks), not_unique) if blanks else None

@@ -1,0 +1,23 @@
+"""ConceptMath's two graders by name: `official` (the authors', `_official`) and `strict`
+(ours, `_strict`)."""
+from __future__ import annotations
+
+from tasks.benchmarks.conceptmath._official import official_correct, official_extracted
+from tasks.benchmarks.conceptmath._strict import strict_correct
+from tasks.items import Item
+
+GRADERS = ("official", "strict")
+
+
+def grade(grader: str, item: Item, response: str | None) -> tuple[str | None, bool]:
+    """(extracted answer, correct) under `grader`: 'official' (the authors' lenient grader;
+    extracted = the numbers it compares) or 'strict' (the final answer, by math-verify)."""
+    gold = item.gold
+    if grader == "official":
+        if response is None:
+            return None, False
+        return (official_extracted(response),
+                official_correct(gold, response, item.concept))
+    if grader == "strict":
+        return strict_correct(gold, response)
+    raise ValueError(f"unknown ConceptMath grader {grader!r}; choose from {GRADERS}")

@@ -1,0 +1,243 @@
+"""ConceptMath's probes beyond accuracy (paper Sec. 4.3, Tables 3, 6, 8, 9): data contamination
+(Rouge-L of a continuation; MIN-K% of the question's token log-probabilities) and concept
+classification (rank the system's level-2 concepts for a question: MRR, top-1).
+
+Each probe is a `tasks.contract.Probe`: a run of its own in the store (setting
+`contamination-rouge`, `contamination-mink` or `classify`) whose requests go through the same
+pipeline as model calls (`tasks.runs.probing`). Rouge-L and reciprocal ranks are computed here
+per item into `probe_scores`; MIN-K% is computed from `token_logprobs` by a view; the figures
+per system and concept are views (`sql/conceptmath/20_probes.sql`).
+"""
+from __future__ import annotations
+
+import re
+from collections.abc import Sequence
+from functools import lru_cache
+from typing import Any
+
+from tasks.benchmarks.conceptmath._data import language
+from tasks.contract import Dataset, Probe
+from tasks.items import Completion, Item, Request
+
+PROBES = ("rouge", "mink", "classify")
+SETTINGS = {"rouge": "contamination-rouge", "mink": "contamination-mink", "classify": "classify"}
+# backends that score texts (token log-probabilities) rank the concepts by likelihood
+SCORING_BACKENDS = ("triton",)
+CONTINUATION_PARAMS = {"temperature": 0.0, "max_tokens": 256}
+CLASSIFY_PARAMS = {"temperature": 0.0, "max_tokens": 256}
+
+CONTINUE_PROMPT = {
+    "en": "Continue the following text exactly as it continues in its source. Reply with the "
+          "continuation only.\n\n{prefix}",
+    "zh": "请按原文续写下面这段文字，只输出续写的部分。\n\n{prefix}",
+}
+CLASSIFY_PROMPT = (
+    "Which mathematical concept does the following question test? Rank ALL of the concepts "
+    "below from most to least likely. Reply with their numbers only, in order, separated by "
+    "commas.\n\nQuestion: {question}\n\nConcepts:\n{options}\n\nRanking:"
+)
+LIKELIHOOD_PREFIX = "Question: {question}\nThe mathematical concept this question tests is:"
+
+
+# -- Rouge-L continuation -----------------------------------------------------------------------
+
+def halves(item: Item) -> tuple[str, str]:
+    """The question's first and last 50%: by characters for Chinese, by words otherwise."""
+    text = item.question.strip()
+    if language(item.group_id) == "zh":
+        mid = len(text) // 2
+        return text[:mid], text[mid:]
+    words = text.split()
+    mid = len(words) // 2
+    return " ".join(words[:mid]), " ".join(words[mid:])
+
+
+class _Characters:
+    """rouge-score tokenizer for Chinese: one token per (non-space) character."""
+
+    def tokenize(self, text: str) -> list[str]:
+        return [c for c in text if not c.isspace()]
+
+
+@lru_cache(maxsize=2)
+def _scorer(lang: str):
+    from rouge_score import rouge_scorer
+
+    if lang == "zh":
+        return rouge_scorer.RougeScorer(["rougeL"], tokenizer=_Characters())
+    return rouge_scorer.RougeScorer(["rougeL"])
+
+
+def rouge_l(reference: str, continuation: str | None, lang: str) -> float:
+    """Rouge-L F-measure of the model's continuation against the true second half."""
+    return _scorer(lang).score(reference, continuation or "")["rougeL"].fmeasure
+
+
+def continuation_request(item: Item, model: str) -> Request:
+    first, _ = halves(item)
+    return Request(item_id=item.item_id, model=model, params=dict(CONTINUATION_PARAMS),
+                   prompt=CONTINUE_PROMPT[language(item.group_id)].format(prefix=first))
+
+
+# -- MIN-K% -------------------------------------------------------------------------------------
+
+def mink_request(item: Item, model: str) -> Request:
+    """Score the question text itself (token log-probabilities, no generation)."""
+    return Request(item_id=item.item_id, model=model, prompt=item.question, params={"score": True})
+
+
+class Scoring:
+    """Turns a backend with `score(text, prefix)` into one whose `complete` returns the prompt's
+    token log-probabilities (stored as kind 'prompt'), so scoring runs through the pipeline."""
+
+    def __init__(self, inner):
+        if not hasattr(inner, "score"):
+            raise TypeError(f"backend {inner.kind}:{inner.model} gives no token log-probabilities"
+                            " (use triton:..., or openai:... on a server with prompt logprobs)")
+        self.inner, self.kind, self.model = inner, inner.kind, inner.model
+
+    async def complete(self, request: Request) -> Completion:
+        try:
+            tokens = await self.inner.score(request.prompt, prefix=request.system or "")
+        except ConnectionError as exc:
+            return Completion(text=None, status="infra_failed", error=str(exc))
+        return Completion(text=None, input_tokens=len(tokens), output_tokens=0,
+                          token_logprobs=tokens, logprob_kind="prompt")
+
+    async def aclose(self) -> None:
+        await self.inner.aclose()
+
+
+# -- concept classification ---------------------------------------------------------------------
+
+def level2_options(items: Sequence[Item], system: str) -> list[str]:
+    """The system's level-2 concepts ('cate0/cate1'), in a fixed order."""
+    return sorted({f"{i.payload['cate0']}/{i.payload['cate1']}" for i in items
+                   if i.group_id == system})
+
+
+_OPTIONS: dict[tuple[str, str], list[str]] = {}
+
+
+def _options(dataset: Dataset, system: str) -> list[str]:
+    key = (dataset.fingerprint, system)
+    if key not in _OPTIONS:
+        _OPTIONS[key] = level2_options(dataset.items, system)
+    return _OPTIONS[key]
+
+
+def gold_option(item: Item) -> str:
+    return f"{item.payload['cate0']}/{item.payload['cate1']}"
+
+
+def classify_request(item: Item, model: str, options: list[str], by_likelihood: bool) -> Request:
+    """API models get the ranking prompt; open models (`by_likelihood`) the question as the
+    prefix after which each option's text is scored (carried in `system`)."""
+    if by_likelihood:
+        return Request(item_id=item.item_id, model=model, params={"rank": "likelihood"},
+                       prompt=item.question, choices=tuple(options),
+                       system=LIKELIHOOD_PREFIX.format(question=item.question))
+    listed = "\n".join(f"{n}. {o}" for n, o in enumerate(options, start=1))
+    return Request(item_id=item.item_id, model=model, params=dict(CLASSIFY_PARAMS),
+                   prompt=CLASSIFY_PROMPT.format(question=item.question, options=listed),
+                   choices=tuple(options))
+
+
+def parse_ranking(text: str | None, n_options: int) -> list[int]:
+    """Option numbers (1-based) in the order the reply gives them, each once, in range."""
+    seen: list[int] = []
+    for m in re.finditer(r"\d+", text or ""):
+        k = int(m.group())
+        if 1 <= k <= n_options and k not in seen:
+            seen.append(k)
+    return seen
+
+
+def reciprocal_rank(ranking: list[int], gold: int) -> float:
+    return 1.0 / (ranking.index(gold) + 1) if gold in ranking else 0.0
+
+
+class RankByLikelihood:
+    """For open models: rank the options by the log-likelihood of each option's text after
+    the question (`score`), and answer with the ranking in the same form an API model gives."""
+
+    def __init__(self, inner):
+        if not hasattr(inner, "score"):
+            raise TypeError(f"backend {inner.kind}:{inner.model} cannot score options")
+        self.inner, self.kind, self.model = inner, inner.kind, inner.model
+
+    async def complete(self, request: Request) -> Completion:
+        import asyncio
+
+        try:
+            scored = await asyncio.gather(*(self.inner.score(" " + option, prefix=request.system)
+                                            for option in request.choices))
+        except ConnectionError as exc:
+            return Completion(text=None, status="infra_failed", error=str(exc))
+        totals = [sum(lp for *_, lp in tokens) for tokens in scored]
+        order = sorted(range(len(totals)), key=lambda k: -totals[k])
+        return Completion(text=", ".join(str(k + 1) for k in order),
+                          input_tokens=sum(len(t) for t in scored), output_tokens=0)
+
+    async def aclose(self) -> None:
+        await self.inner.aclose()
+
+
+# -- the probes of the contract ------------------------------------------------------------------
+
+class RougeProbe(Probe):
+    """Contamination, Rouge-based (paper Table 3): the model continues the question's first half;
+    Rouge-L F of the continuation against the true second half."""
+    name, family, setting = "rouge", "contamination", SETTINGS["rouge"]
+    view, score_name = "contamination_rouge", "rouge_l"
+
+    def params(self, backend_kind: str) -> dict[str, Any]:
+        return dict(CONTINUATION_PARAMS)
+
+    def requests(self, items, dataset, model, backend_kind) -> list[Request]:
+        return [continuation_request(it, model) for it in items]
+
+    def score(self, item, text, dataset) -> tuple[float, str | None]:
+        return rouge_l(halves(item)[1], text, language(item.group_id)), None
+
+
+class MinKProbe(Probe):
+    """Contamination, probability-based MIN-K% (K = 10): the question's token log-probabilities,
+    scored by the backend; the figure is a view over `token_logprobs`."""
+    name, family, setting = "mink", "contamination", SETTINGS["mink"]
+    view = "contamination_mink"
+
+    def params(self, backend_kind: str) -> dict[str, Any]:
+        return {"score": True}
+
+    def requests(self, items, dataset, model, backend_kind) -> list[Request]:
+        return [mink_request(it, model) for it in items]
+
+    def wrap(self, backend, backend_kind):
+        return Scoring(backend)
+
+
+class ClassifyProbe(Probe):
+    """Concept classification (paper Tables 6/8/9): the system's level-2 concepts ranked for a
+    question; reciprocal rank of the true one (MRR, top-1 in the view)."""
+    name, family, setting = "classify", "classify", SETTINGS["classify"]
+    view, score_name = "conceptmath_classification", "reciprocal_rank"
+
+    def params(self, backend_kind: str) -> dict[str, Any]:
+        return {"rank": "likelihood"} if backend_kind in SCORING_BACKENDS else dict(CLASSIFY_PARAMS)
+
+    def requests(self, items, dataset, model, backend_kind) -> list[Request]:
+        return [classify_request(it, model, _options(dataset, it.group_id),
+                                 backend_kind in SCORING_BACKENDS) for it in items]
+
+    def wrap(self, backend, backend_kind):
+        return RankByLikelihood(backend) if backend_kind in SCORING_BACKENDS else backend
+
+    def score(self, item, text, dataset) -> tuple[float, str | None]:
+        opts = _options(dataset, item.group_id)
+        ranking = parse_ranking(text, len(opts))
+        gold = opts.index(gold_option(item)) + 1
+        return reciprocal_rank(ranking, gold), ",".join(map(str, ranking))
+
+
+PROBE_OBJECTS = {p.name: p for p in (RougeProbe(), MinKProbe(), ClassifyProbe())}

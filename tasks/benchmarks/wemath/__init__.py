@@ -1,0 +1,66 @@
+"""WE-MATH (Qiao et al. 2024): visual multiple-choice problems decomposed into one-step
+sub-problems, scored by the four-dimensional metric (IK / IG / CM / RM) under the strict and
+loose rules, step accuracy and the 12 knowledge categories.
+
+Data and validation in `_data`, prompts in `_prompts`, the authors' answer extraction in
+`_grader`, their result format in `_results`, the paper's tables in `_report`; the metrics are
+the SQL views of `sql/wemath/`.
+"""
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any, ClassVar
+
+from tasks.benchmarks.wemath._data import (NAME, Dataset, item_id, load, option_letters,
+                                           reference_tables, select)
+from tasks.benchmarks.wemath._grader import GRADERS, extract_official, grade
+from tasks.benchmarks.wemath._prompts import DEFAULT_SETTING, SETTINGS, build_prompt
+from tasks.benchmarks.wemath._report import WeMathReport
+from tasks.benchmarks.wemath._results import read_official_results
+from tasks.contract import Benchmark, Columns, Grade
+from tasks.items import Item
+from tasks.store.sql import benchmark_sql
+
+DEFAULT_PARAMS = {"temperature": 0.0, "max_tokens": 1024}   # paper: greedy, 1024 new tokens
+
+
+class WeMath(Benchmark):
+    name = NAME
+    title = "WE-MATH"
+    settings = SETTINGS
+    default_setting = DEFAULT_SETTING
+    default_params = DEFAULT_PARAMS
+    graders = GRADERS
+    demo: ClassVar[dict[str, Any]] = {
+        "model": "baseline:random", "setting": DEFAULT_SETTING,
+        "query": "SELECT rule, n, ik, ig, cm, rm, round(score, 4) AS score "
+                 "FROM wemath_four_dimensional WHERE run_id = '{run_id}'"}
+    report = WeMathReport()
+
+    def load(self, data_dir: Path) -> Dataset:
+        return load(data_dir)
+
+    def select(self, items, limit: int | None) -> list[Item]:
+        return select(items, limit)
+
+    def reference_tables(self, dataset: Dataset) -> dict[str, Columns]:
+        return reference_tables(dataset)
+
+    def sql_files(self) -> list[Path]:
+        return benchmark_sql(NAME)
+
+    def prompt(self, item: Item, setting: str) -> str:
+        return build_prompt(item, setting)
+
+    def grade(self, grader: str, item: Item, response: str | None) -> Grade:
+        return grade(grader, item, response)
+
+    def read_official_results(self, path: Path, dataset: Dataset) -> list[tuple[Item, str | None]]:
+        return read_official_results(path, dataset)
+
+
+benchmark = WeMath()
+
+__all__ = ["DEFAULT_PARAMS", "DEFAULT_SETTING", "GRADERS", "NAME", "SETTINGS", "WeMath",
+           "benchmark", "build_prompt", "extract_official", "grade", "item_id", "load",
+           "option_letters", "read_official_results", "select"]

@@ -1,0 +1,37 @@
+"""Responses made elsewhere, in the WE-MATH authors' result format (testmini rows + response)."""
+from __future__ import annotations
+
+from pathlib import Path
+
+from tasks.benchmarks.wemath._data import Dataset, item_id
+from tasks.errors import DataError
+from tasks.files import read_result_rows, response_text
+from tasks.items import Item
+
+
+def read_official_results(path: Path, dataset: Dataset) -> list[tuple[Item, str | None]]:
+    """The authors' result format: testmini rows plus a `response` field (JSON array or JSONL).
+
+    Rows are matched to the dataset by ID and key; a row whose question differs from the
+    dataset's, an unknown problem, or a duplicate is an error naming the row.
+    """
+    path = Path(path)
+    known = dataset.by_id()
+    out: list[tuple[Item, str | None]] = []
+    seen: set[str] = set()
+    for n, row in read_result_rows(path):
+        for f in ("ID", "key"):
+            if not isinstance(row.get(f), str):
+                raise DataError(path, "missing or not a string", row=n, field=f)
+        iid = item_id(row)
+        item = known.get(iid)
+        if item is None:
+            raise DataError(path, "no such question in testmini.json", row=n, field="ID", item=iid)
+        if iid in seen:
+            raise DataError(path, "question appears twice", row=n, field="key", item=iid)
+        seen.add(iid)
+        if "question" in row and row["question"] != item.question:
+            raise DataError(path, "question text differs from testmini.json", row=n,
+                            field="question", item=iid)
+        out.append((item, response_text(path, n, row, iid)))
+    return out

@@ -1,0 +1,195 @@
+"""The benchmark contract: everything a benchmark gives the core, and nothing more.
+
+The core (flows, `tasks.runs`, `tasks.store`, `tasks.reports`) works with any `Benchmark` and never
+names one; a benchmark is found through the `mathprobe.benchmarks` entry point (see
+`tasks.registry` and docs/adding-a-benchmark.md), so a separately installed package can add one.
+
+A benchmark is a subclass of `Benchmark` that fills in its class attributes and abstract methods.
+Optional parts have defaults: a `Judge` for what its rule graders leave undecided, `Probe`s beyond
+accuracy (contamination, classification), reference tables its views join against, the image a
+request carries. Its SQL views are files it names in `sql_files()`: the store applies the core
+layer first, then every benchmark's files, in a defined order.
+"""
+from __future__ import annotations
+
+import hashlib
+from abc import ABC, abstractmethod
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import TYPE_CHECKING, Any, ClassVar, Protocol
+
+from tasks.items import Completion, Item, Request
+
+if TYPE_CHECKING:
+    from tasks.store import Store
+
+# (extracted answer, correct); correct is None when the grader cannot decide (a judge may).
+Grade = tuple[str | None, bool | None]
+# A reference table for the views: column -> (DuckDB type, values).
+Columns = dict[str, tuple[str, list]]
+
+
+@dataclass(frozen=True)
+class Dataset:
+    """A benchmark's items as loaded and validated. `fingerprint` is a content hash of the files
+    they came from: the store reloads items only when it changes. Benchmarks may subclass it to
+    carry more (a knowledge tree, few-shot exemplars)."""
+    items: tuple[Item, ...]
+    fingerprint: str = ""
+
+    def by_id(self) -> dict[str, Item]:
+        return {i.item_id: i for i in self.items}
+
+
+def fingerprint(*paths: Path, extra: str = "") -> str:
+    """The content hash of data files (and of `extra`, e.g. a parser version)."""
+    h = hashlib.sha256()
+    for p in paths:
+        h.update(Path(p).read_bytes())
+        h.update(str(p).encode())
+    h.update(extra.encode())
+    return h.hexdigest()
+
+
+class Report(Protocol):
+    """A benchmark's paper-style report, read from its views (no metric is computed in Python)."""
+
+    def build(self, store: Store, run_id: str, grader: str) -> dict[str, Any]:
+        """The figures of one run under `grader`, as plain data (also what `--json` prints)."""
+
+    def render(self, report: dict[str, Any], width: int) -> list[Any]:
+        """Rich renderables (tables, notes) of `build`'s result, laid out for `width` columns."""
+
+    def figures(self, report: dict[str, Any]) -> list[tuple[str, str]]:
+        """(figure, value) pairs of `build`'s result, for the Prefect artifact."""
+
+
+class Judge(ABC):
+    """A model as judge for the answers a rule grader leaves undecided.
+
+    The core runs the judge's calls as a run of their own (`<run>@judge:<judge>`), cached and
+    resumable, and writes two graders on the judged run: `judge:<judge>` and `cascade:<judge>`
+    (the rules where they decided, else the judge).
+    """
+    rules_grader: ClassVar[str]                    # whose undecided answers the judge decides
+    params: ClassVar[Mapping[str, Any]]            # generation params of the judge's calls
+
+    @abstractmethod
+    def prompt(self, item: Item, response: str | None) -> tuple[str, str]:
+        """(system prompt, user prompt) asking the judge whether `response` answers `item`."""
+
+    @abstractmethod
+    def parse(self, text: str | None) -> bool | None:
+        """The judge's verdict in its reply; None when it gave none (stored `judge_failed`)."""
+
+    def audit(self, store: Store, data_dir: Path, *, audit_id: str, judge: str | None,
+              concurrency: int, limit: int | None) -> list[dict[str, Any]]:
+        """Measure the rule grader (and `judge`, if given) against reference verdicts, where the
+        benchmark has them; rows of its agreement view. The default: no audit data."""
+        raise NotImplementedError("this benchmark's judge has no audit data")
+
+    @property
+    def has_audit(self) -> bool:
+        return type(self).audit is not Judge.audit
+
+
+class Probe(ABC):
+    """A measurement beyond accuracy (e.g. contamination, concept classification): its own run
+    (setting `setting`) through the same pipeline as model calls, with per-item scores in
+    `probe_scores` and figures in the view `view`."""
+    name: ClassVar[str]          # 'rouge'
+    family: ClassVar[str]        # the command that runs it: 'contamination', 'classify'
+    setting: ClassVar[str]       # the run's setting, e.g. 'contamination-rouge'
+    view: ClassVar[str]          # the view with its figures per run (and system / concept)
+    score_name: ClassVar[str | None] = None   # probe_scores.probe written by `score`, if any
+
+    def params(self, backend_kind: str) -> dict[str, Any]:
+        """The request params for a backend of this kind (they are part of the run's identity)."""
+        return {}
+
+    @abstractmethod
+    def requests(self, items: Sequence[Item], dataset: Dataset, model: str,
+                 backend_kind: str) -> list[Request]:
+        """The requests of these items."""
+
+    def wrap(self, backend: Any, backend_kind: str) -> Any:
+        """The backend that answers the requests (e.g. one that scores instead of generating)."""
+        return backend
+
+    def score(self, item: Item, text: str | None, dataset: Dataset) -> tuple[float, str | None] | None:
+        """(score, detail) of one stored answer, for `probe_scores`; None: not scored here."""
+        return None
+
+
+class Benchmark(ABC):
+    """What a benchmark provides. Subclass it, set the class attributes, implement the abstract
+    methods, and register the class under the `mathprobe.benchmarks` entry point."""
+
+    name: ClassVar[str]                       # 'wemath': run ids, the store, --benchmark
+    title: ClassVar[str]                      # 'WE-MATH': what reports call it
+    settings: ClassVar[tuple[str, ...]]       # the prompt settings (--setting)
+    default_setting: ClassVar[str]
+    default_params: ClassVar[Mapping[str, Any]]    # generation params (the paper's)
+    graders: ClassVar[tuple[str, ...]]        # rule graders run on every answer; the first is
+                                              # the default of reports
+    # `mathprobe demo` runs the benchmarks that name their demo here: {"model": ..., "setting":
+    # ..., "query": an example SQL query of its figures, with {run_id}}.
+    demo: ClassVar[Mapping[str, Any] | None] = None
+
+    # -- data ---------------------------------------------------------------------------------
+    @abstractmethod
+    def load(self, data_dir: Path) -> Dataset:
+        """Load and validate `<data_dir>/<name>/...`; a malformed row is a DataError naming the
+        file, row and field. Cached per data dir (runs call it more than once)."""
+
+    @abstractmethod
+    def select(self, items: Sequence[Item], limit: int | None) -> list[Item]:
+        """The items of a run with `--limit` (all of them with None); deterministic."""
+
+    def reference_tables(self, dataset: Dataset) -> dict[str, Columns]:
+        """Tables its views join against (table -> columns), replaced when the data changes."""
+        return {}
+
+    def sql_files(self) -> list[Path]:
+        """Its SQL (tables, views, macros), applied in this order after the core layer."""
+        return []
+
+    # -- asking -------------------------------------------------------------------------------
+    @abstractmethod
+    def prompt(self, item: Item, setting: str) -> str:
+        """The prompt of `item` under `setting` (a setting it does not know: ValueError)."""
+
+    def request_image(self, item: Item, setting: str) -> str | None:
+        """The path of the image a request carries (default: the item's image, if any)."""
+        return item.image_path
+
+    # -- grading ------------------------------------------------------------------------------
+    @abstractmethod
+    def grade(self, grader: str, item: Item, response: str | None) -> Grade:
+        """(extracted answer, correct) of `response` under `grader`; correct None: undecided."""
+
+    judge: Judge | None = None
+
+    # -- results made elsewhere, reports, probes ------------------------------------------------
+    @abstractmethod
+    def read_official_results(self, path: Path, dataset: Dataset) -> list[tuple[Item, str | None]]:
+        """A response file in the authors' result format, as (item, response) pairs (an item
+        may carry the file's own gold answer). Bad rows: DataError naming file, row and field."""
+
+    @property
+    @abstractmethod
+    def report(self) -> Report:
+        """Its paper-style report."""
+
+    probes: ClassVar[Mapping[str, Probe]] = {}    # name -> probe
+
+    def probe_family(self, family: str) -> dict[str, Probe]:
+        return {n: p for n, p in self.probes.items() if p.family == family}
+
+    def __repr__(self) -> str:
+        return f"<benchmark {self.name}>"
+
+
+__all__ = ["Benchmark", "Columns", "Completion", "Dataset", "Grade", "Judge", "Probe", "Report",
+           "fingerprint"]

@@ -1,0 +1,79 @@
+"""A run's report: the summary every run has (responses, failures, tokens, cost, the judge's
+run), then its benchmark's paper-style tables (`Benchmark.report`). All read from the SQL views:
+no metric is computed here."""
+from __future__ import annotations
+
+from typing import Any
+
+from rich.console import Console, Group
+from rich.text import Text
+
+from tasks import registry
+from tasks.backends import prices
+from tasks.errors import MathprobeError
+from tasks.store import Store
+
+
+def build(store: Store, run_id: str, grader: str | None = None) -> dict[str, Any]:
+    run = store.run(run_id)
+    if run is None:
+        known = [r[0] for r in store.query("SELECT run_id FROM runs ORDER BY started_at")]
+        raise MathprobeError(f"no run {run_id!r} in {store.path}"
+                             + (f"; runs there: {', '.join(known)}" if known else "; it holds no runs"))
+    bench = registry.get(run["benchmark"])
+    summary = {k: run[k] for k in ("run_id", "benchmark", "model", "backend", "setting", "status",
+                                   "n_items", "n_responses", "n_not_asked", "n_ok", "n_missing",
+                                   "n_infra_failed", "n_refused", "input_tokens",
+                                   "output_tokens", "cost_usd")}
+    summary["cost_usd"] = float(summary["cost_usd"] or 0.0)
+    summary["priced"] = (run["backend"] not in ("openai", "anthropic")
+                         or prices.price(run["backend"], run["model"].partition(":")[2]) is not None)
+    if grader is None:        # a judged run reports its cascade; otherwise the first rule grader
+        cascades = [g for (g,) in store.query("SELECT DISTINCT grader FROM verdicts WHERE run_id "
+                                               "= ? AND grader LIKE 'cascade:%' ORDER BY 1", [run_id])]
+        grader = cascades[0] if cascades else bench.graders[0]
+    judges = store.query_dicts(
+        "SELECT run_id, model, n_items, n_ok, n_judge_failed, n_infra_failed, input_tokens, "
+        "output_tokens, cost_usd FROM run_summary WHERE starts_with(run_id, ?) ORDER BY run_id",
+        [f"{run_id}@judge:"])
+    return {"run": summary, "judges": judges, **bench.report.build(store, run_id, grader)}
+
+
+def render(report: dict[str, Any], width: int = 120) -> Group:
+    run = report["run"]
+    cost = (f"${run['cost_usd']:.4f}" if run["priced"]
+            else "unknown (no price for this model in the price table)")
+    head = Text.assemble(
+        (f"run {run['run_id']}", "bold"),
+        f"  {run['benchmark']}  {run['model']}  setting={run['setting']}  status={run['status']}\n",
+        f"responses: {run['n_ok']} ok, {run['n_refused']} refused, {run['n_missing']} missing, "
+        f"{run['n_infra_failed']} infra_failed, {run['n_not_asked']} not asked "
+        f"(of {run['n_items']} items)\n",
+        f"tokens: {run['input_tokens']} in, {run['output_tokens']} out; cost {cost}; "
+        f"grader: {report['grader']}",
+    )
+    parts: list[Any] = [head]
+    for j in report.get("judges", []):
+        parts.append(Text(f"judge {j['model']}: {j['n_items']} undecided answers, {j['n_ok']} "
+                          f"judged, {j['n_judge_failed']} judge_failed (no verdict in the reply), "
+                          f"{j['n_infra_failed']} failed calls; tokens {j['input_tokens']} in, "
+                          f"{j['output_tokens']} out; cost ${float(j['cost_usd'] or 0):.4f}"))
+    if run["n_infra_failed"]:
+        parts.append(Text(f"{run['n_infra_failed']} call(s) failed (infra_failed): not graded, "
+                          "left out of the figures; re-drive them with --retry-failed",
+                          style="yellow"))
+    parts += registry.get(run["benchmark"]).report.render(report, width)
+    return Group(*parts)
+
+
+def artifact_rows(report: dict[str, Any]) -> list[dict[str, Any]]:
+    """The report as (figure, value) rows, for a Prefect table artifact."""
+    rows = [{"figure": k, "value": v} for k, v in report["run"].items()]
+    rows += [{"figure": "grader", "value": report["grader"]}]
+    bench = registry.get(report["run"]["benchmark"])
+    return rows + [{"figure": f, "value": v} for f, v in bench.report.figures(report)]
+
+
+def print_report(report: dict[str, Any], console: Console | None = None) -> None:
+    console = console or Console()
+    console.print(render(report, console.width))

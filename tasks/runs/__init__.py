@@ -1,0 +1,11 @@
+"""The steps of an evaluation shared by every benchmark, independent of how they are
+orchestrated: load (`loading`), ask (`asking`), grade (`grading`), import results made
+elsewhere (`importing`), the judge stage (`judging`) and probe runs (`probing`). Flows call them
+from Prefect tasks; `mathprobe import` calls the same ones directly."""
+from tasks.runs.asking import Budget, build_request, check_backend, read_image, respond, send
+from tasks.runs.grading import grade_run
+from tasks.runs.importing import import_official
+from tasks.runs.loading import prepare
+
+__all__ = ["Budget", "build_request", "check_backend", "grade_run", "import_official", "prepare", "read_image",
+           "respond", "send"]

@@ -1,0 +1,105 @@
+"""A model as judge, after the rules: for benchmarks with a `Judge` (tasks.contract), which
+gives the judge's prompt, its verdict parser, its params and the rule grader it follows.
+
+The judge's calls are a run of their own (`<run id>@judge:<judge>`), stored in `responses` like
+any model call: cached by content hash, resumable, with tokens and cost. A reply without a
+readable verdict is stored as `judge_failed` (never a verdict, re-driven by --retry-failed).
+The judged run gets two graders: `judge:<judge>` (the judge's verdict on the answers the rules
+left undecided) and `cascade:<judge>` (the rules where they decided, else the judge).
+"""
+from __future__ import annotations
+
+from typing import Any
+
+from tasks.contract import Benchmark, Judge
+from tasks.errors import MathprobeError
+from tasks.items import Completion, Item, Request
+from tasks.store import ANSWERED_SQL, RunSpec, Store
+
+
+def judge_run_id(run_id: str, judge: str) -> str:
+    return f"{run_id}@judge:{judge}"
+
+
+def judge_of(bench: Benchmark) -> Judge:
+    """The benchmark's judge; a MathprobeError if it is graded by rules only."""
+    if bench.judge is None:
+        raise MathprobeError(f"--judge: {bench.name} is graded by rules only, it has no judge")
+    return bench.judge
+
+
+class VerdictChecked:
+    """Wraps the judge's backend: an answer with no readable verdict becomes `judge_failed`."""
+
+    def __init__(self, inner, parse):
+        self.inner, self.parse = inner, parse
+        self.kind, self.model = inner.kind, inner.model
+
+    async def complete(self, request: Request) -> Completion:
+        c = await self.inner.complete(request)
+        if c.status == "ok" and self.parse(c.text) is None:
+            c.status = "judge_failed"
+            c.error = f"no verdict in the judge's reply: ...{(c.text or '')[-160:]!r}"
+        return c
+
+    async def aclose(self) -> None:
+        await self.inner.aclose()
+
+
+def undecided(store: Store, run_id: str, rules: str) -> list[tuple[int, str, str | None]]:
+    """(response_id, item_id, response) of the run's answers the grader `rules` left
+    undecided."""
+    return store.query(f"""
+        SELECT c.response_id, c.item_id, c.response FROM current_responses c
+        WHERE c.run_id = ? AND c.status IN {ANSWERED_SQL}
+          AND NOT EXISTS (SELECT 1 FROM verdicts v WHERE v.run_id = c.run_id
+                          AND v.item_id = c.item_id AND v.grader = ?
+                          AND v.response_id = c.response_id)
+        ORDER BY c.response_id""", [run_id, rules])
+
+
+def prepare(store: Store, bench: Benchmark, items: dict[str, Item], run_id: str, judge: str,
+            retry_failed: bool) -> tuple[str, list[Request]]:
+    """Open the judge's run; the requests still to send (never-judged answers, or with
+    `retry_failed` those whose judging failed)."""
+    from tasks.backends import parse_spec
+
+    spec = judge_of(bench)
+    jrun = judge_run_id(run_id, judge)
+    kind, _ = parse_spec(judge)
+    pending = undecided(store, run_id, spec.rules_grader)
+    store.start_run(RunSpec(jrun, bench.name, judge, kind, "judge", dict(spec.params)),
+                    n_items=len(pending))
+    statuses = store.item_statuses(jrun)
+    requests = []
+    for _, item_id, response in pending:
+        status = statuses.get(item_id)
+        if status is None or (retry_failed and status in ("infra_failed", "judge_failed")):
+            system, user = spec.prompt(items[item_id], response)
+            requests.append(Request(item_id=item_id, model=judge, prompt=user, system=system,
+                                    params=dict(spec.params)))
+    return jrun, requests
+
+
+def write_verdicts(store: Store, bench: Benchmark, run_id: str, judge: str) -> dict[str, Any]:
+    """Turn the judge's stored replies into `judge:` and `cascade:` verdicts of the judged run."""
+    spec = judge_of(bench)
+    jrun = judge_run_id(run_id, judge)
+    answers = {iid: text for iid, text in store.query(
+        "SELECT item_id, response FROM current_responses WHERE run_id = ? AND status = 'ok'", [jrun])}
+    judged = []
+    for response_id, item_id, _ in undecided(store, run_id, spec.rules_grader):
+        if item_id in answers:
+            verdict = spec.parse(answers[item_id])
+            if verdict is not None:
+                judged.append((item_id, response_id, "Yes" if verdict else "No", verdict))
+    store.write_verdicts(run_id, f"judge:{judge}", judged)
+    rules = store.query("SELECT v.item_id, v.response_id, v.extracted, v.correct FROM verdicts v "
+                        "JOIN current_responses c ON c.response_id = v.response_id "
+                        "WHERE v.run_id = ? AND v.grader = ?", [run_id, spec.rules_grader])
+    store.write_verdicts(run_id, f"cascade:{judge}", [*rules, *judged])
+    failed = store.query("SELECT count(*) FILTER (status = 'judge_failed'), "
+                         "count(*) FILTER (status = 'infra_failed') FROM current_responses "
+                         "WHERE run_id = ?", [jrun])[0]
+    return {"judged": len(judged), "judge_failed": failed[0], "infra_failed": failed[1],
+            "rules": len(rules)}

@@ -1,0 +1,54 @@
+"""A probe run (a `tasks.contract.Probe`: contamination, concept classification, ...): its own run
+in the store, asked through the same pipeline as model calls, its per-item scores written to
+`probe_scores`, its figures read from the probe's view. Re-running the same run id resumes it."""
+from __future__ import annotations
+
+import re
+from pathlib import Path
+from typing import Any
+
+from tasks.backends import get_backend, parse_spec
+from tasks.contract import Benchmark, Probe
+from tasks.runs.asking import send
+from tasks.runs.loading import prepare
+from tasks.store import RunSpec, Store
+
+
+def probe_run_id(bench: Benchmark, model: str, probe: Probe) -> str:
+    return re.sub(r"[^A-Za-z0-9._-]+", "-", f"{bench.name}-{model}-{probe.setting}")
+
+
+def run_probe(store: Store, bench: Benchmark, probe: Probe, *, model: str, run_id: str,
+              data_dir: Path, limit: int | None, concurrency: int, retry_failed: bool,
+              triton_url: str | None = None, request_timeout: float | None = None
+              ) -> tuple[dict[str, int], list[dict[str, Any]]]:
+    """Ask what the run has not answered yet (and, with `retry_failed`, what failed), score the
+    answers; returns the counts by status of this call and the rows of the probe's view."""
+    dataset = prepare(store, bench, data_dir)
+    chosen = bench.select(dataset.items, limit)
+    kind, _ = parse_spec(model)
+    store.start_run(RunSpec(run_id, bench.name, model, kind, probe.setting, probe.params(kind)),
+                    n_items=len(chosen))
+    statuses = store.item_statuses(run_id)
+    todo = [it for it in chosen if statuses.get(it.item_id) is None
+            or (retry_failed and statuses[it.item_id] == "infra_failed")]
+    requests = probe.requests(todo, dataset, model, kind)
+    counts = send(store, run_id, model,
+                  lambda: probe.wrap(get_backend(model, timeout_s=request_timeout,
+                                                 triton_url=triton_url), kind),
+                  requests, in_flight=concurrency)
+    if probe.score_name is not None:
+        by_id = {it.item_id: it for it in chosen}
+        answers = store.query("SELECT item_id, response FROM current_responses WHERE run_id = ? "
+                              "AND status = 'ok'", [run_id])
+        scores = []
+        for item_id, text in answers:
+            if item_id in by_id:
+                scored = probe.score(by_id[item_id], text, dataset)
+                if scored is not None:
+                    scores.append((item_id, *scored))
+        store.write_probe_scores(run_id, probe.score_name, scores)
+    run = store.run(run_id)
+    store.finish_run(run_id, "completed" if run["n_infra_failed"] == 0 else "incomplete")
+    rows = store.query_dicts(f"SELECT * FROM {probe.view} WHERE run_id = ? ORDER BY ALL", [run_id])
+    return counts, rows

@@ -1,0 +1,23 @@
+"""The store's SQL, in the order it is applied at every connect: `sql/schema.sql` (the core
+tables), the core view layer (`sql/core/`), then each registered benchmark's files
+(`Benchmark.sql_files()`), benchmarks in name order. Every statement is idempotent."""
+from __future__ import annotations
+
+from pathlib import Path
+
+SQL_DIR = Path(__file__).resolve().parents[2] / "sql"
+
+
+def core_files() -> list[Path]:
+    return [SQL_DIR / "schema.sql", *sorted((SQL_DIR / "core").glob("*.sql"))]
+
+
+def sql_files() -> list[Path]:
+    from tasks import registry
+
+    return [*core_files(), *(f for bench in registry.all_benchmarks() for f in bench.sql_files())]
+
+
+def benchmark_sql(name: str) -> list[Path]:
+    """A built-in benchmark's files: `sql/<name>/*.sql`, in name order."""
+    return sorted((SQL_DIR / name).glob("*.sql"))

@@ -1,0 +1,132 @@
+"""CMMaTH end to end: the whole published sample through the eval flow, graded by the cascade
+(rules, then a judge served by the loopback test server, which also returns malformed verdicts),
+and the judge audit against GPT-4's verdicts."""
+from __future__ import annotations
+
+import hashlib
+import json
+
+import pytest
+from typer.testing import CliRunner
+
+from flows.cli import app
+from flows.eval import eval_flow
+from tasks.benchmarks import cmmath
+from tasks.store import open_store
+
+pytestmark = pytest.mark.usefixtures("prefect_harness")
+JUDGE = "openai:fake-judge"
+
+
+def between(text: str, start: str, end: str) -> str:
+    i = text.find(start)
+    j = text.find(end, i + len(start))
+    return text[i + len(start):j] if i >= 0 and j >= 0 else ""
+
+
+class Replies:
+    """The fake model answers in varied ways; the fake judge says Yes when the reference answer
+    appears in the response, and every `malformed_every`-th judgment has no verdict."""
+
+    def __init__(self, malformed_every: int | None = 5):
+        self.malformed_every = malformed_every
+        self.judged = 0
+
+    def __call__(self, payload: dict, prompt: str) -> str:
+        system = next((m["content"] for m in payload["messages"] if m["role"] == "system"), "")
+        if "answer evaluation assistant" not in system:
+            k = int(hashlib.sha256(prompt.encode()).hexdigest(), 16) % 3
+            return ["故选A", "The answer is 3.", "所以答案是 2"][k]
+        self.judged += 1
+        if self.malformed_every and self.judged % self.malformed_every == 0:
+            return "Hmm, hard to say."
+        reference = between(prompt, "Reference Answer: ", "\nModel Response: ").strip()
+        response = between(prompt, "Model Response: ", "\nJudgment Result")
+        verdict = "Yes" if reference and reference in response else "No"
+        return f"The relevant paragraph ... The consistency of the answers is: <{verdict}>."
+
+
+@pytest.fixture
+def api(fake_openai):
+    return fake_openai
+
+
+def test_whole_sample_cascade_with_a_flaky_judge(api, data_dir, db):
+    api.reply = Replies(malformed_every=5)
+    report = eval_flow(benchmark="cmmath", model="openai:fake-model", setting="text",
+                       run_id="cm", db=str(db), data_dir=str(data_dir), concurrency=32,
+                       judge=JUDGE)
+    n = len(cmmath.load(data_dir).items)
+    assert n == 1000 and report["run"]["n_ok"] == n
+    store = open_store(db)
+    rules = dict(store.query("SELECT item_id, correct FROM verdicts WHERE run_id = 'cm' "
+                             "AND grader = 'rules'"))
+    undecided = n - len(rules)
+    assert 0 < undecided < n
+    judge_run = store.run(f"cm@judge:{JUDGE}")
+    assert judge_run["n_items"] == judge_run["n_responses"] == undecided
+    failed = judge_run["n_judge_failed"]
+    assert failed == pytest.approx(undecided / 5, abs=2) and judge_run["input_tokens"] > 0
+    cascade = dict(store.query(f"SELECT item_id, correct FROM verdicts WHERE run_id = 'cm' "
+                               f"AND grader = 'cascade:{JUDGE}'"))
+    assert len(cascade) == n - failed                    # judge_failed: no verdict, not wrong
+    assert all(cascade[i] == v for i, v in rules.items())          # rules decide first
+    judged = dict(store.query(f"SELECT item_id, correct FROM verdicts WHERE run_id = 'cm' "
+                              f"AND grader = 'judge:{JUDGE}'"))
+    assert set(judged) == set(cascade) - set(rules)
+    # the report defaults to the cascade and accounts for the judge
+    assert report["grader"] == f"cascade:{JUDGE}"
+    assert report["judges"][0]["n_judge_failed"] == failed
+    (n_cascade,), = store.query(f"SELECT n FROM cmmath_accuracy WHERE run_id = 'cm' AND "
+                                f"grader = 'cascade:{JUDGE}' AND answer_type = 'all'")
+    assert n_cascade == n - failed
+
+    # --retry-failed re-asks the judge only where it gave no verdict; no model call is repeated
+    api.reply = Replies(malformed_every=None)
+    served = api.served
+    report = eval_flow(benchmark="cmmath", model="openai:fake-model", setting="text",
+                       run_id="cm", db=str(db), data_dir=str(data_dir), concurrency=32,
+                       judge=JUDGE, retry_failed=True)
+    assert api.served - served == failed
+    assert report["judges"][0]["n_judge_failed"] == 0
+    assert store.query(f"SELECT count(*) FROM verdicts WHERE run_id = 'cm' "
+                       f"AND grader = 'cascade:{JUDGE}'") == [(n,)]
+    # and a plain re-run asks nobody anything
+    served = api.served
+    eval_flow(benchmark="cmmath", model="openai:fake-model", setting="text", run_id="cm",
+              db=str(db), data_dir=str(data_dir), concurrency=32, judge=JUDGE)
+    assert api.served == served
+
+
+def test_text_ocr_setting_with_the_baseline_and_a_judge(api, data_dir, db):
+    api.reply = Replies(malformed_every=None)
+    report = eval_flow(benchmark="cmmath", model="baseline:random", setting="text+ocr",
+                       run_id="ocr", db=str(db), data_dir=str(data_dir), concurrency=64,
+                       judge=JUDGE)
+    assert report["run"]["n_ok"] == 1000 and report["grader"] == f"cascade:{JUDGE}"
+    store = open_store(db)
+    assert store.query(f"SELECT count(*) FROM verdicts WHERE run_id = 'ocr' "
+                       f"AND grader = 'cascade:{JUDGE}'") == [(1000,)]
+    # the text+ocr setting gives the model the OCR caption too
+    item = next(i for i in cmmath.load(data_dir).items if i.payload.get("ocr"))
+    assert cmmath.build_prompt(item, "text+ocr") != cmmath.build_prompt(item, "text")
+
+
+def test_judge_audit_with_a_judge_backend(api, data_dir, db):
+    api.reply = Replies(malformed_every=10)
+    result = CliRunner().invoke(app, ["judge-audit", "--db", str(db), "--data-dir",
+                                      str(data_dir), "--judge", JUDGE, "--json"])
+    assert result.exit_code == 0, result.output
+    rows = {r["grader"]: r for r in json.loads(result.output)}
+    assert set(rows) == {"rules", f"judge:{JUDGE}", f"cascade:{JUDGE}"}
+    judge, cascade, rules = rows[f"judge:{JUDGE}"], rows[f"cascade:{JUDGE}"], rows["rules"]
+    assert judge["n"] == cascade["n"] == rules["n"] == 426
+    assert judge["undecided_share"] == pytest.approx(0.1, abs=0.01)       # malformed verdicts
+    assert cascade["undecided_share"] < rules["undecided_share"]
+    for r in rows.values():
+        assert r["tp"] + r["fp"] + r["tn"] + r["fn"] == r["n_decided"]
+    # judge calls are cached: a second audit sends nothing new except the failed ones
+    served = api.served
+    CliRunner().invoke(app, ["judge-audit", "--db", str(db), "--data-dir", str(data_dir),
+                             "--judge", JUDGE, "--json"])
+    assert api.served - served == 426 // 10

@@ -1,0 +1,109 @@
+"""The `eval` flow on a real (ephemeral) Prefect API with the offline chance baseline."""
+import asyncio
+import json
+
+import duckdb
+import pytest
+from typer.testing import CliRunner
+
+from flows.cli import app
+from flows.eval import eval_flow
+from tasks.benchmarks import wemath
+from tasks.errors import MathprobeError
+from tasks.store import close_all
+
+pytestmark = pytest.mark.usefixtures("prefect_harness")
+
+
+def rows(db, sql):
+    close_all()                     # let a second connection see the file as the flow left it
+    con = duckdb.connect(str(db), read_only=True)
+    try:
+        return con.execute(sql).fetchall()
+    finally:
+        con.close()
+
+
+def test_subset_run_fills_the_views(db, data_dir):
+    report = eval_flow(benchmark="wemath", model="baseline:random", run_id="sub", db=str(db),
+                       data_dir=str(data_dir), limit=60)
+    chosen = wemath.select(wemath.load(data_dir).items, 60)
+    problems = {it.group_id for it in chosen}
+    assert len(chosen) == 60 and report["run"]["n_ok"] == 60
+    for rule in ("strict", "loose"):
+        f = report["four_dimensional"][rule]
+        assert f["n"] == len(problems) != 525
+        assert f["ik"] + f["ig"] + (f["cm"] + f["rm"] if rule == "strict" else 0) <= f["n"]
+    assert report["problems"] == {"complete": len(problems), "incomplete": 0}
+
+    # every answer is one of the question's own option letters, and the picks vary
+    got = rows(db, "SELECT item_id, extracted FROM verdicts WHERE run_id = 'sub'")
+    by_id = wemath.load(data_dir).by_id()
+    assert all(letter in by_id[iid].choices for iid, letter in got)
+    assert len({letter for _, letter in got}) > 2
+
+
+def test_rerun_resumes_without_new_calls_and_is_deterministic(db, data_dir):
+    first = eval_flow(benchmark="wemath", model="baseline:random", run_id="a", db=str(db),
+                      data_dir=str(data_dir), limit=30)
+    again = eval_flow(benchmark="wemath", model="baseline:random", run_id="a", db=str(db),
+                      data_dir=str(data_dir), limit=30)
+    assert first["four_dimensional"] == again["four_dimensional"]
+    assert rows(db, "SELECT count(*), count(DISTINCT item_id) FROM responses "
+                    "WHERE run_id = 'a'") == [(30, 30)]
+    # a wider limit on the same run only asks the new questions
+    eval_flow(benchmark="wemath", model="baseline:random", run_id="a", db=str(db),
+              data_dir=str(data_dir), limit=60)
+    assert rows(db, "SELECT count(*), count(DISTINCT item_id) FROM responses "
+                    "WHERE run_id = 'a'") == [(60, 60)]
+    # another run id with the same seed answers the same way
+    eval_flow(benchmark="wemath", model="baseline:random", run_id="b", db=str(db),
+              data_dir=str(data_dir), limit=30)
+    diff = rows(db, """SELECT count(*) FROM verdicts a JOIN verdicts b USING (item_id, grader)
+                       WHERE a.run_id = 'a' AND b.run_id = 'b' AND a.extracted <> b.extracted""")
+    assert diff == [(0,)]
+
+
+def test_a_run_id_is_not_reused_for_other_work(db, data_dir):
+    eval_flow(benchmark="wemath", model="baseline:random", run_id="x", db=str(db),
+              data_dir=str(data_dir), limit=10)
+    with pytest.raises(MathprobeError, match="run id 'x' already holds.*setting=plain"):
+        eval_flow(benchmark="wemath", model="baseline:random", setting="kca", run_id="x",
+                  db=str(db), data_dir=str(data_dir), limit=10)
+
+
+def test_bad_parameters_fail_before_any_work(db, data_dir):
+    with pytest.raises(MathprobeError, match="--setting 'cot'"):
+        eval_flow(benchmark="wemath", setting="cot", db=str(db), data_dir=str(data_dir))
+    with pytest.raises(MathprobeError, match="unknown backend 'nosuch'"):
+        eval_flow(benchmark="wemath", model="nosuch:x", db=str(db), data_dir=str(data_dir))
+    with pytest.raises(MathprobeError, match="unknown benchmark"):
+        eval_flow(benchmark="mmlu", db=str(db), data_dir=str(data_dir))
+    assert not db.exists()
+
+
+def test_command_line_run_prints_both_tables_and_publishes_an_artifact(db, data_dir):
+    result = CliRunner().invoke(app, ["run", "--benchmark", "wemath", "--model",
+                                      "baseline:random", "--run-id", "cli", "--db", str(db),
+                                      "--data-dir", str(data_dir), "--limit", "40"],
+                                terminal_width=200)
+    assert result.exit_code == 0, result.output
+    assert "paper Table 1" in result.output and "paper Table 2" in result.output
+    for col in ("S1", "S2", "UCU", "Score", "IK", "IG", "CM", "RM", "strict", "loose"):
+        assert col in result.output
+
+    result = CliRunner().invoke(app, ["report", "--run-id", "cli", "--db", str(db), "--json"])
+    report = json.loads(result.output)
+    assert report["run"]["n_items"] == 39        # whole problems only: 13 two-step problems
+
+    from prefect.client.orchestration import get_client
+
+    async def artifact():
+        async with get_client() as client:
+            return await client.read_latest_artifacts()
+
+    latest = {a.key: a for a in asyncio.run(artifact())}
+    assert "report-cli" in latest
+    data = latest["report-cli"].data
+    table = json.loads(data) if isinstance(data, str) else data
+    assert {"figure": "score (strict)", "value": f"{100 * report['four_dimensional']['strict']['score']:.2f}"} in table
