@@ -178,7 +178,7 @@ class _LogProgress:
 
 @flow(name="eval", log_prints=True,
       task_runner=ThreadPoolTaskRunner(max_workers=SHARD_WORKERS))
-def eval_flow(benchmark: str = "wemath", model: str = "baseline:random",
+def eval_flow(benchmark: str, model: str = "baseline:random",
               setting: str | None = None, run_id: str | None = None,
               db: str = "mathprobe.duckdb", data_dir: str | None = None,
               limit: int | None = None, concurrency: int = 16, retry_failed: bool = False,

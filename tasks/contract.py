@@ -4,7 +4,8 @@ The core (flows, `tasks.runs`, `tasks.store`, `tasks.reports`) works with any `B
 names one; a benchmark is found through the `mathprobe.benchmarks` entry point (see
 `tasks.registry` and docs/adding-a-benchmark.md), so a separately installed package can add one.
 
-A benchmark is a subclass of `Benchmark` that fills in its class attributes and abstract methods.
+A benchmark is a subclass of `Benchmark` that fills in its class attributes and abstract methods
+(a method may be a plain function of its modules, declared with `staticmethod`).
 Optional parts have defaults: a `Judge` for what its rule graders leave undecided, `Probe`s beyond
 accuracy (contamination, classification), reference tables its views join against, the image a
 request carries. Its SQL views are files it names in `sql_files()`: the store applies the core
@@ -14,12 +15,13 @@ from __future__ import annotations
 
 import hashlib
 from abc import ABC, abstractmethod
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, ClassVar, Protocol
 
 from tasks.items import Completion, Item, Request
+from tasks.paths import SQL_DIR
 
 if TYPE_CHECKING:
     from tasks.store import Store
@@ -63,6 +65,14 @@ class Report(Protocol):
 
     def figures(self, report: dict[str, Any]) -> list[tuple[str, str]]:
         """(figure, value) pairs of `build`'s result, for the Prefect artifact."""
+
+
+@dataclass(frozen=True)
+class FunctionReport:
+    """A `Report` made of three functions (typically a benchmark's report module's)."""
+    build: Callable[..., dict[str, Any]]
+    render: Callable[..., list[Any]]
+    figures: Callable[..., list[tuple[str, str]]]
 
 
 class Judge(ABC):
@@ -152,8 +162,10 @@ class Benchmark(ABC):
         return {}
 
     def sql_files(self) -> list[Path]:
-        """Its SQL (tables, views, macros), applied in this order after the core layer."""
-        return []
+        """Its SQL (tables, views, macros), applied in this order after the core layer. The
+        default: the repository's `sql/<name>/*.sql` (mathprobe's own benchmarks); a benchmark
+        installed from elsewhere names the files it ships."""
+        return sorted((SQL_DIR / self.name).glob("*.sql"))
 
     # -- asking -------------------------------------------------------------------------------
     @abstractmethod
@@ -191,5 +203,5 @@ class Benchmark(ABC):
         return f"<benchmark {self.name}>"
 
 
-__all__ = ["Benchmark", "Columns", "Completion", "Dataset", "Grade", "Judge", "Probe", "Report",
-           "fingerprint"]
+__all__ = ["Benchmark", "Columns", "Completion", "Dataset", "FunctionReport", "Grade", "Judge",
+           "Probe", "Report", "fingerprint"]

@@ -41,14 +41,14 @@ LEFT JOIN decided d ON d.run_id = g.run_id AND d.grader = g.grader;
 -- graded answers, over all questions ('all') and per answer type ('choice', 'free_form').
 CREATE OR REPLACE VIEW cmmath_accuracy AS
 SELECT run_id, grader, 'all' AS answer_type,
-       count(*)                              AS n,
-       count(*) FILTER (correct)             AS correct,
-       count(*) FILTER (correct) / count(*)  AS accuracy
+       count(*)                 AS n,
+       n_correct(correct)       AS correct,
+       accuracy_of(correct)     AS accuracy
 FROM cmmath_item_verdicts
 GROUP BY run_id, grader
 UNION ALL
 SELECT run_id, grader, answer_type,
-       count(*), count(*) FILTER (correct), count(*) FILTER (correct) / count(*)
+       count(*), n_correct(correct), accuracy_of(correct)
 FROM cmmath_item_verdicts
 GROUP BY run_id, grader, answer_type;
 
@@ -56,9 +56,9 @@ GROUP BY run_id, grader, answer_type;
 -- Plane Geometry, Flow Chart, ...).
 CREATE OR REPLACE VIEW cmmath_category_accuracy AS
 SELECT run_id, grader, category,
-       count(*)                              AS n,
-       count(*) FILTER (correct)             AS correct,
-       count(*) FILTER (correct) / count(*)  AS accuracy
+       count(*)                 AS n,
+       n_correct(correct)       AS correct,
+       accuracy_of(correct)     AS accuracy
 FROM cmmath_item_verdicts
 GROUP BY run_id, grader, category;
 
@@ -66,9 +66,9 @@ GROUP BY run_id, grader, category;
 -- 3 senior).
 CREATE OR REPLACE VIEW cmmath_grade_accuracy AS
 SELECT run_id, grader, grade_group,
-       count(*)                              AS n,
-       count(*) FILTER (correct)             AS correct,
-       count(*) FILTER (correct) / count(*)  AS accuracy
+       count(*)                 AS n,
+       n_correct(correct)       AS correct,
+       accuracy_of(correct)     AS accuracy
 FROM cmmath_item_verdicts
 GROUP BY run_id, grader, grade_group;
 
@@ -76,9 +76,9 @@ GROUP BY run_id, grader, grade_group;
 -- leaf points counts toward each of them).
 CREATE OR REPLACE VIEW cmmath_point_accuracy AS
 SELECT v.run_id, v.grader, p.point,
-       count(*)                              AS n,
-       count(*) FILTER (v.correct)           AS correct,
-       count(*) FILTER (v.correct) / count(*) AS accuracy
+       count(*)                 AS n,
+       n_correct(v.correct)     AS correct,
+       accuracy_of(v.correct)   AS accuracy
 FROM cmmath_item_verdicts v
 JOIN cmmath_item_points p ON p.item_id = v.item_id
 GROUP BY v.run_id, v.grader, p.point;
@@ -91,7 +91,7 @@ CREATE OR REPLACE VIEW cmmath_ssr AS
 WITH alphas(tenths) AS (VALUES (1), (2), (3), (6))
 SELECT pa.run_id, pa.grader,
        a.tenths / 10                                              AS alpha,
-       count(*)                                                   AS n_points,
+       count(*)                 AS n_points,
        count(*) FILTER (10 * pa.correct > a.tenths * pa.n) / count(*) AS ssr
 FROM cmmath_point_accuracy pa
 CROSS JOIN alphas a

@@ -23,18 +23,18 @@ WHERE iv.benchmark = 'conceptmath';
 -- left out until retried.
 CREATE OR REPLACE VIEW conceptmath_accuracy AS
 SELECT run_id, grader, system,
-       count(*)                                    AS n,
-       count(*) FILTER (correct)                   AS correct,
-       count(*) FILTER (correct) / count(*)        AS accuracy
+       count(*)                 AS n,
+       n_correct(correct)       AS correct,
+       accuracy_of(correct)     AS accuracy
 FROM conceptmath_item_verdicts
 GROUP BY run_id, grader, system;
 
 -- A run's accuracy over all its problems, whatever systems it covers.
 CREATE OR REPLACE VIEW conceptmath_run_accuracy AS
 SELECT run_id, grader,
-       count(*)                                    AS n,
-       count(*) FILTER (correct)                   AS correct,
-       count(*) FILTER (correct) / count(*)        AS accuracy
+       count(*)                 AS n,
+       n_correct(correct)       AS correct,
+       accuracy_of(correct)     AS accuracy
 FROM conceptmath_item_verdicts
 GROUP BY run_id, grader;
 
@@ -52,9 +52,9 @@ WITH by_level AS (
     FROM conceptmath_item_verdicts
 )
 SELECT run_id, grader, system, level, concept,
-       count(*)                                    AS n,
-       count(*) FILTER (correct)                   AS correct,
-       count(*) FILTER (correct) / count(*)        AS accuracy
+       count(*)                 AS n,
+       n_correct(correct)       AS correct,
+       accuracy_of(correct)     AS accuracy
 FROM by_level
 GROUP BY run_id, grader, system, level, concept;
 

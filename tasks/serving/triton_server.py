@@ -22,9 +22,9 @@ import time
 from pathlib import Path
 
 from tasks.errors import MathprobeError
+from tasks.paths import REPO, TRITON_MODELS
 
-REPO = Path(__file__).resolve().parents[2]
-MODEL_REPOSITORY = REPO / "triton_models"
+MODEL_REPOSITORY = TRITON_MODELS
 MODELS = ("lmm_generate", "token_logprobs")
 
 

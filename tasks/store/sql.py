@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-SQL_DIR = Path(__file__).resolve().parents[2] / "sql"
+from tasks.paths import SQL_DIR
 
 
 def core_files() -> list[Path]:
@@ -16,8 +16,3 @@ def sql_files() -> list[Path]:
     from tasks import registry
 
     return [*core_files(), *(f for bench in registry.all_benchmarks() for f in bench.sql_files())]
-
-
-def benchmark_sql(name: str) -> list[Path]:
-    """A built-in benchmark's files: `sql/<name>/*.sql`, in name order."""
-    return sorted((SQL_DIR / name).glob("*.sql"))

@@ -22,13 +22,13 @@ from tasks.benchmarks.cmmath._options import gold_letters, option_letters, optio
 from tasks.benchmarks.cmmath._points import PointSyntaxError, item_points, parse_points
 from tasks.benchmarks.cmmath._prompts import (DEFAULT_SETTING, SETTINGS, build_prompt,
                                               parse_setting, request_image)
-from tasks.benchmarks.cmmath._report import CmmathReport
+from tasks.benchmarks.cmmath._report import build as build_report
+from tasks.benchmarks.cmmath._report import figures, render
 from tasks.benchmarks.cmmath._results import read_official_results
 from tasks.benchmarks.cmmath._rules import GRADERS, grade
-from tasks.contract import Benchmark, Columns, Grade, Judge
+from tasks.contract import Benchmark, FunctionReport, Judge
 from tasks.items import Item
 from tasks.store import Store
-from tasks.store.sql import benchmark_sql
 
 DEFAULT_PARAMS = {"temperature": 0.0, "max_tokens": 2048}
 
@@ -62,37 +62,21 @@ class Cmmath(Benchmark):
     default_setting = DEFAULT_SETTING
     default_params = DEFAULT_PARAMS
     graders = GRADERS
-    report = CmmathReport()
+    report = FunctionReport(build_report, render, figures)
     judge = CmmathJudge()
 
-    def load(self, data_dir: Path) -> Dataset:
-        return load(data_dir)
-
-    def select(self, items, limit: int | None) -> list[Item]:
-        return select(items, limit)
-
-    def reference_tables(self, dataset: Dataset) -> dict[str, Columns]:
-        return reference_tables(dataset)
-
-    def sql_files(self) -> list[Path]:
-        return benchmark_sql(NAME)
-
-    def prompt(self, item: Item, setting: str) -> str:
-        return build_prompt(item, setting)
-
-    def request_image(self, item: Item, setting: str) -> str | None:
-        return request_image(item, setting)
-
-    def grade(self, grader: str, item: Item, response: str | None) -> Grade:
-        return grade(grader, item, response)
-
-    def read_official_results(self, path: Path, dataset: Dataset) -> list[tuple[Item, str | None]]:
-        return read_official_results(path, dataset)
+    load = staticmethod(load)
+    select = staticmethod(select)
+    reference_tables = staticmethod(reference_tables)
+    prompt = staticmethod(build_prompt)
+    request_image = staticmethod(request_image)
+    grade = staticmethod(grade)
+    read_official_results = staticmethod(read_official_results)
 
 
 benchmark = Cmmath()
 
-__all__ = ["DEFAULT_PARAMS", "DEFAULT_SETTING", "GRADERS", "JUDGE_PARAMS", "NAME", "SETTINGS",
+__all__ = ["DEFAULT_PARAMS", "Dataset", "DEFAULT_SETTING", "GRADERS", "JUDGE_PARAMS", "NAME", "SETTINGS",
            "Cmmath", "CmmathItem", "CmmathJudge", "PointSyntaxError", "audit", "benchmark",
            "build_prompt", "gold_letters", "grade", "item_points", "judge_prompt", "load",
            "option_letters", "option_texts", "parse_points", "parse_setting", "parse_verdict",

@@ -109,10 +109,3 @@ def figures(report: dict[str, Any]) -> list[tuple[str, str]]:
     out += [(f"SSR@{a:g}", pct(report["ssr"][a]["ssr"]) if a in report["ssr"] else "-")
             for a in ALPHAS]
     return out
-
-
-class CmmathReport:
-    """The `Report` of the contract, over the functions above."""
-    build = staticmethod(build)
-    render = staticmethod(render)
-    figures = staticmethod(figures)

@@ -9,19 +9,16 @@ tables in `_report`; the metrics are the SQL views of `sql/conceptmath/`.
 """
 from __future__ import annotations
 
-from pathlib import Path
-
 from tasks.benchmarks.conceptmath._data import (NAME, SYSTEMS, Dataset, concept_path, language,
                                                 load, select)
 from tasks.benchmarks.conceptmath._grading import GRADERS, grade
 from tasks.benchmarks.conceptmath import _probes as probes
 from tasks.benchmarks.conceptmath._probes import PROBE_OBJECTS
 from tasks.benchmarks.conceptmath._prompts import DEFAULT_SETTING, SETTINGS, build_prompt
-from tasks.benchmarks.conceptmath._report import ConceptMathReport
+from tasks.benchmarks.conceptmath._report import build as build_report
+from tasks.benchmarks.conceptmath._report import figures, render
 from tasks.benchmarks.conceptmath._results import read_official_results
-from tasks.contract import Benchmark, Grade
-from tasks.items import Item
-from tasks.store.sql import benchmark_sql
+from tasks.contract import Benchmark, FunctionReport
 
 DEFAULT_PARAMS = {"temperature": 0.0, "max_tokens": 1024}        # paper: greedy decoding
 
@@ -33,30 +30,18 @@ class ConceptMath(Benchmark):
     default_setting = DEFAULT_SETTING
     default_params = DEFAULT_PARAMS
     graders = GRADERS
-    report = ConceptMathReport()
+    report = FunctionReport(build_report, render, figures)
     probes = PROBE_OBJECTS
 
-    def load(self, data_dir: Path) -> Dataset:
-        return load(data_dir)
-
-    def select(self, items, limit: int | None) -> list[Item]:
-        return select(items, limit)
-
-    def sql_files(self) -> list[Path]:
-        return benchmark_sql(NAME)
-
-    def prompt(self, item: Item, setting: str) -> str:
-        return build_prompt(item, setting)
-
-    def grade(self, grader: str, item: Item, response: str | None) -> Grade:
-        return grade(grader, item, response)
-
-    def read_official_results(self, path: Path, dataset: Dataset) -> list[tuple[Item, str | None]]:
-        return read_official_results(path, dataset)
+    load = staticmethod(load)
+    select = staticmethod(select)
+    prompt = staticmethod(build_prompt)
+    grade = staticmethod(grade)
+    read_official_results = staticmethod(read_official_results)
 
 
 benchmark = ConceptMath()
 
-__all__ = ["DEFAULT_PARAMS", "DEFAULT_SETTING", "GRADERS", "NAME", "SETTINGS", "SYSTEMS",
+__all__ = ["DEFAULT_PARAMS", "Dataset", "DEFAULT_SETTING", "GRADERS", "NAME", "SETTINGS", "SYSTEMS",
            "ConceptMath", "benchmark", "build_prompt", "concept_path", "grade", "language",
            "load", "probes", "read_official_results", "select"]

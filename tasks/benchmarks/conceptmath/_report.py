@@ -175,10 +175,3 @@ def figures(report: dict[str, Any]) -> list[tuple[str, str]]:
     for k, v in report["graders"]["accuracy"].items():
         out.append((f"accuracy by grader {k}", pct(v)))
     return out
-
-
-class ConceptMathReport:
-    """The `Report` of the contract, over the functions above."""
-    build = staticmethod(build)
-    render = staticmethod(render)
-    figures = staticmethod(figures)

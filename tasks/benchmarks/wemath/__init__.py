@@ -8,18 +8,16 @@ the SQL views of `sql/wemath/`.
 """
 from __future__ import annotations
 
-from pathlib import Path
 from typing import Any, ClassVar
 
 from tasks.benchmarks.wemath._data import (NAME, Dataset, item_id, load, option_letters,
                                            reference_tables, select)
 from tasks.benchmarks.wemath._grader import GRADERS, extract_official, grade
 from tasks.benchmarks.wemath._prompts import DEFAULT_SETTING, SETTINGS, build_prompt
-from tasks.benchmarks.wemath._report import WeMathReport
+from tasks.benchmarks.wemath._report import build as build_report
+from tasks.benchmarks.wemath._report import figures, render
 from tasks.benchmarks.wemath._results import read_official_results
-from tasks.contract import Benchmark, Columns, Grade
-from tasks.items import Item
-from tasks.store.sql import benchmark_sql
+from tasks.contract import Benchmark, FunctionReport
 
 DEFAULT_PARAMS = {"temperature": 0.0, "max_tokens": 1024}   # paper: greedy, 1024 new tokens
 
@@ -35,32 +33,18 @@ class WeMath(Benchmark):
         "model": "baseline:random", "setting": DEFAULT_SETTING,
         "query": "SELECT rule, n, ik, ig, cm, rm, round(score, 4) AS score "
                  "FROM wemath_four_dimensional WHERE run_id = '{run_id}'"}
-    report = WeMathReport()
+    report = FunctionReport(build_report, render, figures)
 
-    def load(self, data_dir: Path) -> Dataset:
-        return load(data_dir)
-
-    def select(self, items, limit: int | None) -> list[Item]:
-        return select(items, limit)
-
-    def reference_tables(self, dataset: Dataset) -> dict[str, Columns]:
-        return reference_tables(dataset)
-
-    def sql_files(self) -> list[Path]:
-        return benchmark_sql(NAME)
-
-    def prompt(self, item: Item, setting: str) -> str:
-        return build_prompt(item, setting)
-
-    def grade(self, grader: str, item: Item, response: str | None) -> Grade:
-        return grade(grader, item, response)
-
-    def read_official_results(self, path: Path, dataset: Dataset) -> list[tuple[Item, str | None]]:
-        return read_official_results(path, dataset)
+    load = staticmethod(load)
+    select = staticmethod(select)
+    reference_tables = staticmethod(reference_tables)
+    prompt = staticmethod(build_prompt)
+    grade = staticmethod(grade)
+    read_official_results = staticmethod(read_official_results)
 
 
 benchmark = WeMath()
 
-__all__ = ["DEFAULT_PARAMS", "DEFAULT_SETTING", "GRADERS", "NAME", "SETTINGS", "WeMath",
+__all__ = ["DEFAULT_PARAMS", "Dataset", "DEFAULT_SETTING", "GRADERS", "NAME", "SETTINGS", "WeMath",
            "benchmark", "build_prompt", "extract_official", "grade", "item_id", "load",
            "option_letters", "read_official_results", "select"]

@@ -85,10 +85,3 @@ def figures(report: dict[str, Any]) -> list[tuple[str, str]]:
         out += [(f"{k.upper()} ({rule})", f"{pct(f[k + '_rate'])} ({f[k]})")
                 for k in ("ik", "ig", "cm", "rm")]
     return out
-
-
-class WeMathReport:
-    """The `Report` of the contract, over the functions above."""
-    build = staticmethod(build)
-    render = staticmethod(render)
-    figures = staticmethod(figures)

@@ -1,0 +1,108 @@
+"""Arith: one-line arithmetic word problems, a benchmark written outside mathprobe.
+
+Everything a benchmark needs, in one package: its data (`<data dir>/arith/problems.jsonl`, one
+{"id", "question", "answer", "topic"} object per line), two prompt settings, a grader (the last
+number of the response), its result format, a report read from its view, and its SQL file.
+"""
+from __future__ import annotations
+
+import json
+import re
+from pathlib import Path
+from typing import Any
+
+from rich.table import Table
+
+from tasks.contract import Benchmark, Dataset, Grade, fingerprint
+from tasks.errors import DataError
+from tasks.files import read_jsonl, read_result_rows, response_text
+from tasks.items import Item
+from tasks.reports.format import pct
+
+NUMBER_RE = re.compile(r"-?\d+(?:\.\d+)?")
+
+
+class ArithReport:
+    def build(self, store, run_id: str, grader: str) -> dict[str, Any]:
+        rows = store.query_dicts("SELECT topic, n, correct, accuracy FROM arith_topic_accuracy "
+                                 "WHERE run_id = ? AND grader = ? ORDER BY topic",
+                                 [run_id, grader])
+        return {"grader": grader, "topics": rows}
+
+    def render(self, report: dict[str, Any], width: int) -> list[Any]:
+        table = Table(title="Arith accuracy (%) by topic", title_justify="left")
+        for col in ("topic", "n", "correct", "accuracy"):
+            table.add_column(col, justify="left" if col == "topic" else "right")
+        for r in report["topics"]:
+            table.add_row(r["topic"], str(r["n"]), str(r["correct"]), pct(r["accuracy"]))
+        return [table]
+
+    def figures(self, report: dict[str, Any]) -> list[tuple[str, str]]:
+        return [(f"accuracy {r['topic']}", pct(r["accuracy"])) for r in report["topics"]]
+
+
+class Arith(Benchmark):
+    name = "arith"
+    title = "Arith"
+    settings = ("plain", "terse")
+    default_setting = "plain"
+    default_params = {"temperature": 0.0, "max_tokens": 64}
+    graders = ("last_number",)
+    report = ArithReport()
+
+    def load(self, data_dir: Path) -> Dataset:
+        path = Path(data_dir) / self.name / "problems.jsonl"
+        items = []
+        for n, row in read_jsonl(path):
+            for field in ("id", "question", "topic"):
+                if not isinstance(row.get(field), str) or not row[field]:
+                    raise DataError(path, "missing or not a string", row=n, field=field)
+            if not isinstance(row.get("answer"), (int, float)):
+                raise DataError(path, "missing or not a number", row=n, field="answer")
+            items.append(Item(benchmark=self.name, item_id=row["id"], question=row["question"],
+                              gold=str(row["answer"]), concept=row["topic"], payload=row))
+        return Dataset(items=tuple(items), fingerprint=fingerprint(path))
+
+    def select(self, items, limit: int | None) -> list[Item]:
+        return list(items)[:limit] if limit is not None else list(items)
+
+    def sql_files(self) -> list[Path]:
+        return [Path(__file__).with_name("arith.sql")]
+
+    def prompt(self, item: Item, setting: str) -> str:
+        if setting == "plain":
+            return f"Solve: {item.question}\nEnd with 'The answer is N.'"
+        if setting == "terse":
+            return f"{item.question} Answer with a number only."
+        raise ValueError(f"unknown Arith setting {setting!r}")
+
+    def grade(self, grader: str, item: Item, response: str | None) -> Grade:
+        numbers = NUMBER_RE.findall(response or "")
+        if not numbers:
+            return None, False
+        return numbers[-1], float(numbers[-1]) == float(item.gold)
+
+    def read_official_results(self, path: Path, dataset: Dataset) -> list[tuple[Item, str | None]]:
+        known = dataset.by_id()
+        out = []
+        for n, row in read_result_rows(path):
+            item = known.get(row.get("id"))
+            if item is None:
+                raise DataError(path, "no such problem", row=n, field="id")
+            out.append((item, response_text(path, n, row, item.item_id)))
+        return out
+
+
+def write_sample_data(data_dir: Path) -> Path:
+    """A tiny data set: 12 problems over three topics."""
+    rows = []
+    for k in range(12):
+        a, b = 3 + k, 2 * k + 1
+        topic, op, answer = [("addition", "+", a + b), ("subtraction", "-", a - b),
+                             ("multiplication", "*", a * b)][k % 3]
+        rows.append({"id": f"p{k:02d}", "question": f"What is {a} {op} {b}?",
+                     "answer": answer, "topic": topic})
+    path = Path(data_dir) / "arith" / "problems.jsonl"
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text("".join(json.dumps(r) + "\n" for r in rows))
+    return path

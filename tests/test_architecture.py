@@ -1,0 +1,105 @@
+"""The layout's promises: no import cycles anywhere, and a core that never names a benchmark (it
+reaches them only through the registry), so a benchmark can come and go without touching it."""
+from __future__ import annotations
+
+import ast
+from pathlib import Path
+
+from tasks import registry
+from tests.conftest import REPO
+
+PACKAGES = ("tasks", "flows")
+
+
+def modules() -> dict[str, Path]:
+    out = {}
+    for pkg in PACKAGES:
+        for path in (REPO / pkg).rglob("*.py"):
+            parts = list(path.relative_to(REPO).with_suffix("").parts)
+            if parts[-1] == "__init__":
+                parts.pop()
+            out[".".join(parts)] = path
+    return out
+
+
+def _runtime_nodes(tree: ast.AST):
+    """Every node except those under `if TYPE_CHECKING:` (annotations only, never imported)."""
+    stack = [tree]
+    while stack:
+        node = stack.pop()
+        if isinstance(node, ast.If) and "TYPE_CHECKING" in ast.unparse(node.test):
+            stack.extend(node.orelse)
+            continue
+        yield node
+        stack.extend(ast.iter_child_nodes(node))
+
+
+def imports(name: str, path: Path, known: set[str]) -> set[str]:
+    """The project modules `name` imports at run time (at module level or inside functions)."""
+    package = name if path.name == "__init__.py" else name.rpartition(".")[0]
+    out = set()
+    for node in _runtime_nodes(ast.parse(path.read_text())):
+        if isinstance(node, ast.Import):
+            out |= {a.name for a in node.names if a.name in known}
+        elif isinstance(node, ast.ImportFrom):
+            base = node.module or ""
+            if node.level:
+                base = ".".join(package.split(".")[:len(package.split(".")) - node.level + 1]
+                                + ([node.module] if node.module else []))
+            for a in node.names:
+                sub = f"{base}.{a.name}"
+                out.add(sub if sub in known else base)
+    return {m for m in out if m in known and m != name}
+
+
+def test_no_import_cycles():
+    mods = modules()
+    graph = {name: imports(name, path, set(mods)) for name, path in mods.items()}
+    index: dict[str, int] = {}
+    low: dict[str, int] = {}
+    stack: list[str] = []
+    cycles = []
+
+    def visit(v: str) -> None:              # Tarjan's strongly connected components
+        index[v] = low[v] = len(index)
+        stack.append(v)
+        for w in graph[v]:
+            if w not in index:
+                visit(w)
+                low[v] = min(low[v], low[w])
+            elif w in stack:
+                low[v] = min(low[v], index[w])
+        if low[v] == index[v]:
+            component = []
+            while True:
+                w = stack.pop()
+                component.append(w)
+                if w == v:
+                    break
+            if len(component) > 1:
+                cycles.append(sorted(component))
+
+    for v in graph:
+        if v not in index:
+            visit(v)
+    assert len(graph) > 40 and cycles == []
+
+
+def test_the_core_never_names_a_benchmark():
+    """No module outside tasks/benchmarks/ imports a benchmark's package or compares anything
+    with a benchmark's name: flows, runs, store, reports and backends work for any benchmark."""
+    names = set(registry.names())
+    assert names >= {"wemath", "conceptmath", "cmmath"}
+    offenders = []
+    for name, path in modules().items():
+        if name.startswith("tasks.benchmarks"):
+            continue
+        for node in _runtime_nodes(ast.parse(path.read_text())):
+            if isinstance(node, ast.ImportFrom) and (node.module or "").startswith("tasks.benchmarks"):
+                offenders.append(f"{name} imports {node.module}")
+            elif isinstance(node, ast.Import) and any(a.name.startswith("tasks.benchmarks")
+                                                      for a in node.names):
+                offenders.append(f"{name} imports a benchmark")
+            elif isinstance(node, ast.Constant) and node.value in names:
+                offenders.append(f"{name}:{node.lineno} names {node.value!r}")
+    assert offenders == []
