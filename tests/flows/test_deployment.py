@@ -47,6 +47,6 @@ def test_deployment_run_end_to_end(tmp_path, data_dir):
                            ).fetchall() == [("completed", 60)]
         assert con.execute("SELECT count(*) FROM responses").fetchone() == (60,)
         assert con.execute("SELECT n FROM wemath_four_dimensional WHERE rule = 'strict'"
-                           ).fetchall() == [(20,)]
+                           ).fetchall() == [(18,)]    # --limit 60: 12 2-step + 6 3-step problems
     finally:
         con.close()

@@ -15,8 +15,8 @@ from typing import Any
 
 from tasks.benchmarks.cmmath import _audit as audit
 from tasks.benchmarks.cmmath._audit import audit_rules, run_judge_audit, sample_path
-from tasks.benchmarks.cmmath._data import (NAME, CmmathItem, Dataset, load, reference_tables,
-                                           select)
+from tasks.benchmarks.cmmath._data import (NAME, STRATA, CmmathItem, Dataset, load,
+                                           reference_tables, strata)
 from tasks.benchmarks.cmmath._judge import JUDGE_PARAMS, judge_prompt, parse_verdict
 from tasks.benchmarks.cmmath._options import gold_letters, option_letters, option_texts
 from tasks.benchmarks.cmmath._points import PointSyntaxError, item_points, parse_points
@@ -65,8 +65,10 @@ class Cmmath(Benchmark):
     report = FunctionReport(build_report, render, figures)
     judge = CmmathJudge()
 
+    strata_names = STRATA
+
     load = staticmethod(load)
-    select = staticmethod(select)
+    strata = staticmethod(strata)
     reference_tables = staticmethod(reference_tables)
     prompt = staticmethod(build_prompt)
     request_image = staticmethod(request_image)
@@ -75,6 +77,7 @@ class Cmmath(Benchmark):
 
 
 benchmark = Cmmath()
+select = benchmark.select            # the --limit subset (a seeded stratified sample)
 
 __all__ = ["DEFAULT_PARAMS", "Dataset", "DEFAULT_SETTING", "GRADERS", "JUDGE_PARAMS", "NAME", "SETTINGS",
            "Cmmath", "CmmathItem", "CmmathJudge", "PointSyntaxError", "audit", "benchmark",
