@@ -249,3 +249,44 @@ def test_replay_through_the_flow_gives_the_authors_figures(data_dir, db):
         expected["counts"]["InsufficientKnowledge"], expected["counts"]["InadequateGeneralization"],
         expected["counts"]["CompleteMastery_strict"], expected["counts"]["RoteMemorization_strict"])
     assert strict["score"] == pytest.approx(expected["score_strict"])
+
+
+@pytest.mark.parametrize("provider", ["openai", "anthropic"])
+def test_empty_completions_are_faults_never_wrong_answers(provider, api, data_dir, db):
+    """A 200 with empty content (OpenAI `content: ""`, Anthropic `content: []`) and a normal
+    stop is retried and, if it persists, stored infra_failed with its reason: never graded
+    wrong, and --retry-failed recovers it. An empty answer cut by the token limit is the
+    model's own answer."""
+    chosen = unique_prompts(data_dir, 6)
+    always, once, length = chosen[:4], chosen[4], chosen[5]
+    for item, text in chosen:
+        api.answers[text] = item.gold
+    for _, text in always:
+        api.always[text] = "blank"
+    api.faults[once[1]] = ["blank"]
+    api.faults[length[1]] = ["blank_length"]
+    model = f"{provider}:fake-model"
+    eval_flow(benchmark="wemath", model=model, run_id="blank", db=str(db),
+              data_dir=str(data_dir), limit=LIMIT, concurrency=8)
+
+    got = {r[0]: r[1:] for r in query(db, "SELECT item_id, status, attempts, error, response "
+                                          "FROM current_responses")}
+    for item, _ in always:
+        status, attempts, error, response = got[item.item_id]
+        assert (status, attempts, response) == ("infra_failed", 4, None)
+        assert error.startswith("empty completion (stop reason ") and "gave up" in error
+    assert got[once[0].item_id][:2] == ("ok", 2)
+    assert got[length[0].item_id][:2] == ("ok", 1) and got[length[0].item_id][3] == ""
+    # no empty answer but the truncated one was graded
+    graded_empty = query(db, "SELECT v.item_id FROM item_verdicts v JOIN responses r "
+                             "USING (response_id) WHERE coalesce(r.response, '') = ''")
+    assert graded_empty == [(length[0].item_id,)]
+
+    api.always.clear()                       # the provider recovers: --retry-failed re-drives
+    served = api.served
+    report = eval_flow(benchmark="wemath", model=model, run_id="blank", db=str(db),
+                       data_dir=str(data_dir), limit=LIMIT, concurrency=8, retry_failed=True)
+    assert api.served - served == len(always)
+    assert report["run"]["n_infra_failed"] == 0 and report["run"]["status"] == "completed"
+    verdicts = dict(query(db, "SELECT item_id, correct FROM item_verdicts"))
+    assert all(verdicts[item.item_id] is True for item, _ in always + [once])
