@@ -6,12 +6,20 @@ any moment leaves a readable database whose responses are either fully written o
 Responses are append-only; a response whose (run, item) already has a usable answer is not
 written again, which makes re-imports and resumed runs idempotent. Model answers arrive through
 the single writer thread (`tasks.store.writer`).
+
+Opening a file for writing also repairs what a dead process left: answers it spooled when the
+disk was full are stored first (`tasks.store.spool`), and runs it left `running` (only one
+process can hold a DuckDB file for writing, so they are dead) become `interrupted`; their
+Prefect flow runs are listed in `interrupted` for the flow to mark Crashed. A read-only open
+(`report`, `sql`) writes nothing, so it works on a read-only mount or a full disk.
 """
 from __future__ import annotations
 
 import atexit
+import hashlib
 import importlib.util
 import json
+import re
 import sys
 import threading
 from collections.abc import Iterable, Iterator, Sequence
@@ -23,8 +31,9 @@ from typing import Any
 
 import duckdb
 
-from tasks.errors import MathprobeError
+from tasks.errors import MathprobeError, StoreWriteError
 from tasks.items import Completion, Item
+from tasks.store import spool
 from tasks.store.sql import sql_files
 from tasks.store.writer import ResponseWriter
 
@@ -51,22 +60,111 @@ class RunSpec:
     backend: str
     setting: str
     params: dict[str, Any]
+    flow_run_id: str | None = None      # the Prefect flow run doing the work, if any
+
+
+def connect(path: str, read_only: bool = False) -> duckdb.DuckDBPyConnection:
+    """A DuckDB connection, or a MathprobeError saying in one line why not (another process
+    is writing the file, a read-only or full disk, not a DuckDB file)."""
+    try:
+        return duckdb.connect(path, read_only=read_only)
+    except duckdb.Error as exc:
+        text = " ".join(str(exc).split())
+        if "lock" in text.lower():
+            pid = re.search(r"PID (\d+)", text)
+            raise MathprobeError(
+                f"{path} is open for writing in another process"
+                f"{f' (PID {pid.group(1)})' if pid else ''}: wait until it finishes (DuckDB "
+                "admits one writer per file and no reader beside it)") from None
+        raise MathprobeError(f"{path}: cannot open the DuckDB file ({text})") from None
+
+
+def sql_layer() -> tuple[list[Path], str]:
+    """The SQL files applied at every write open, and their content hash."""
+    files = sql_files()
+    h = hashlib.sha256()
+    for f in files:
+        h.update(f.read_bytes())
+    return files, h.hexdigest()
 
 
 class Store:
-    def __init__(self, path: str | Path):
+    def __init__(self, path: str | Path, read_only: bool = False):
         self.path = str(path)
-        if self.path != ":memory:":
-            Path(self.path).parent.mkdir(parents=True, exist_ok=True)
-        try:
-            self.con = duckdb.connect(self.path)
-        except duckdb.IOException as exc:
-            raise MathprobeError(f"{self.path}: cannot open the DuckDB file ({exc})") from exc
+        self.read_only = read_only
+        self.stale_views = False       # read-only on a file whose views an older SQL layer made
+        self.interrupted: list[tuple[str, str | None]] = []   # (run_id, flow_run_id) found dead
+        self.recovered: tuple[int, list[Path]] = (0, [])       # spooled answers stored at open
         self._lock = threading.RLock()
         self._writer: ResponseWriter | None = None
-        with self.transaction():
-            for f in sql_files():
-                self.con.execute(f.read_text())
+        if read_only:
+            self.con = connect(self.path, read_only=True)
+            self._check_views()
+            return
+        if self.path != ":memory:":
+            Path(self.path).parent.mkdir(parents=True, exist_ok=True)
+        self.con = connect(self.path)
+        try:
+            self._apply_sql(self.con)
+            self.recovered = spool.recover(self)
+            with self.transaction() as con:
+                self.interrupted = con.execute(
+                    "UPDATE runs SET status = 'interrupted', cost_usd = (SELECT coalesce("
+                    "sum(cost_usd), 0) FROM responses r WHERE r.run_id = runs.run_id) "
+                    "WHERE status = 'running' RETURNING run_id, flow_run_id").fetchall()
+        except (duckdb.Error, OSError) as exc:
+            self.con.close()
+            pending = spool.pending(self.path)
+            raise StoreWriteError(
+                f"cannot write to {self.path} ({' '.join(str(exc).split())})"
+                + (f"; answers saved by an earlier run wait in {', '.join(map(str, pending))}"
+                   if pending else "") + ": free space (or make it writable) and run again"
+            ) from None
+
+    @staticmethod
+    def _apply_sql(con: duckdb.DuckDBPyConnection) -> None:
+        """Tables, views and macros, in one transaction, and the hash of what was applied;
+        nothing when the file already holds this very SQL (an open then writes nothing, which
+        a nearly full disk appreciates, and the file does not grow by a catalog each time)."""
+        files, digest = sql_layer()
+        try:
+            row = con.execute("SELECT value FROM store_meta WHERE key = 'sql_layer'").fetchone()
+        except duckdb.CatalogException:
+            row = None
+        if row and row[0] == digest:
+            return
+        con.execute("BEGIN TRANSACTION")
+        try:
+            for f in files:
+                con.execute(f.read_text())
+            con.execute("INSERT OR REPLACE INTO store_meta VALUES ('sql_layer', ?)", [digest])
+            con.execute("COMMIT")
+        except BaseException:
+            try:
+                con.execute("ROLLBACK")
+            except duckdb.Error:
+                pass
+            raise
+
+    def _check_views(self) -> None:
+        """Read-only: are the file's views this version's? If not, refresh them through a write
+        connection when one can be had, else use them as they are (`stale_views`)."""
+        try:
+            row = self.con.execute("SELECT value FROM store_meta WHERE key = 'sql_layer'").fetchone()
+        except duckdb.Error:
+            row = None
+        if row and row[0] == sql_layer()[1]:
+            return
+        self.con.close()
+        try:
+            writer = duckdb.connect(self.path)
+            try:
+                self._apply_sql(writer)
+            finally:
+                writer.close()
+        except duckdb.Error:
+            self.stale_views = True
+        self.con = connect(self.path, read_only=True)
 
     # -- plumbing -------------------------------------------------------------------------
     @contextmanager
@@ -96,12 +194,24 @@ class Store:
                 self._writer = ResponseWriter(self)
             return self._writer
 
+    def write_failure(self) -> str | None:
+        """What the writer could not store, in one line (None while writes succeed)."""
+        return self._writer.failure_message() if self._writer is not None else None
+
     def close(self) -> None:
+        """Close the file and drop the connection object itself: a closed store referenced
+        from somewhere (a traceback's frames) holds no native DuckDB object at exit."""
         if self._writer is not None:
             self._writer.close()
         with self._lock:
-            self.con.close()
-        _STORES.pop(self.path, None)
+            if self.con is not None:
+                try:
+                    self.con.close()           # checkpoints: may fail on a full disk, which
+                except duckdb.Error:           # loses nothing (the WAL stays for the next open)
+                    pass
+            self.con = None
+        if _STORES.get(self.path) is self:
+            _STORES.pop(self.path, None)
 
     @staticmethod
     def _unnest(columns: dict[str, tuple[str, list]]) -> tuple[str, dict[str, list]]:
@@ -150,22 +260,15 @@ class Store:
             if row is None:
                 con.execute(
                     "INSERT INTO runs (run_id, benchmark, model, backend, setting, params, started_at,"
-                    " status, n_items) VALUES (?, ?, ?, ?, ?, ?, ?, 'running', ?)",
+                    " status, n_items, flow_run_id) VALUES (?, ?, ?, ?, ?, ?, ?, 'running', ?, ?)",
                     [spec.run_id, spec.benchmark, spec.model, spec.backend, spec.setting,
-                     json.dumps(spec.params, sort_keys=True), _now(), n_items])
+                     json.dumps(spec.params, sort_keys=True), _now(), n_items, spec.flow_run_id])
                 return
-            benchmark, model, setting, params = row
-            stored = (benchmark, model, setting, json.loads(params) if params else {})
-            wanted = (spec.benchmark, spec.model, spec.setting, spec.params)
-            if stored != wanted:
-                raise MathprobeError(
-                    f"run id '{spec.run_id}' already holds benchmark={benchmark} model={model} "
-                    f"setting={setting} params={stored[3]}; this call asks for benchmark="
-                    f"{spec.benchmark} model={spec.model} setting={spec.setting} params="
-                    f"{spec.params}. Use another --run-id.")
+            check_same_work(spec, row)
             con.execute("UPDATE runs SET status = 'running', finished_at = NULL, "
-                        "n_items = greatest(coalesce(n_items, 0), ?) WHERE run_id = ?",
-                        [n_items, spec.run_id])
+                        "n_items = greatest(coalesce(n_items, 0), ?), "
+                        "flow_run_id = coalesce(?, flow_run_id) WHERE run_id = ?",
+                        [n_items, spec.flow_run_id, spec.run_id])
 
     def finish_run(self, run_id: str, status: str) -> None:
         with self.transaction() as con:
@@ -290,18 +393,57 @@ class Store:
                 FROM (SELECT {select}) s""", params)
 
 
+def check_same_work(spec: RunSpec, row: tuple) -> None:
+    """A run id is never reused for other work: a MathprobeError showing only what differs
+    between the stored run (benchmark, model, setting, params) and `spec`."""
+    benchmark, model, setting, params = row
+    stored = {"benchmark": benchmark, "model": model, "setting": setting,
+              **{f"params.{k}": v for k, v in (json.loads(params) if params else {}).items()}}
+    wanted = {"benchmark": spec.benchmark, "model": spec.model, "setting": spec.setting,
+              **{f"params.{k}": v for k, v in spec.params.items()}}
+    differs = [k for k in sorted(set(stored) | set(wanted)) if stored.get(k) != wanted.get(k)]
+    if differs:
+        def show(d: dict) -> str:
+            return " ".join(f"{k}={d[k]}" if k in d else f"{k} unset" for k in differs)
+        raise MathprobeError(f"run id '{spec.run_id}' already holds other work: it has "
+                             f"{show(stored)}; this call asks for {show(wanted)}. Use another "
+                             "--run-id, or the same arguments to resume it")
+
+
 _STORES: dict[str, Store] = {}
 _STORES_LOCK = threading.Lock()
 
 
-def open_store(path: str | Path) -> Store:
-    """The process's one `Store` for a database file (DuckDB admits a single writer)."""
+def open_store(path: str | Path, read_only: bool = False) -> Store:
+    """The process's one `Store` for a database file (DuckDB admits a single writer). A
+    read-only open writes nothing (a read-only mount, a full disk) and is served by the
+    process's write store when there is one."""
     key = str(Path(path).resolve()) if str(path) != ":memory:" else ":memory:"
     with _STORES_LOCK:
         store = _STORES.get(key)
+        if store is not None and store.read_only and not read_only:
+            store.close()               # DuckDB: one configuration per file and process
+            store = None
         if store is None:
-            store = _STORES[key] = Store(key)
+            store = _STORES[key] = Store(key, read_only=read_only)
         return store
+
+
+def peek(path: str | Path, sql: str, params: Any = None) -> list[tuple]:
+    """One read-only query of a store file, through the process's open store if there is one,
+    else a connection closed at once (so a later write open in this process is not refused)."""
+    key = str(Path(path).resolve())
+    with _STORES_LOCK:
+        store = _STORES.get(key)
+    if store is not None:
+        return store.query(sql, params)
+    con = connect(key, read_only=True)
+    try:
+        return con.execute(sql, params).fetchall()
+    except duckdb.CatalogException:
+        return []                      # not a mathprobe store (yet)
+    finally:
+        con.close()
 
 
 @atexit.register
