@@ -80,7 +80,8 @@ def connect(path: str, read_only: bool = False) -> duckdb.DuckDBPyConnection:
 
 
 def sql_layer() -> tuple[list[Path], str]:
-    """The SQL files applied at every write open, and their content hash."""
+    """The SQL files a write open applies (when the file holds another version), and their
+    content hash."""
     files = sql_files()
     h = hashlib.sha256()
     for f in files:

@@ -1,6 +1,7 @@
-"""The store's SQL, in the order it is applied at every connect: `sql/schema.sql` (the core
-tables), the core view layer (`sql/core/`), then each registered benchmark's files
-(`Benchmark.sql_files()`), benchmarks in name order. Every statement is idempotent."""
+"""The store's SQL, in the order it is applied (by a write open that finds it changed):
+`sql/schema.sql` (the core tables), the core view layer (`sql/core/`), then each registered
+benchmark's files (`Benchmark.sql_files()`), benchmarks in name order. Every statement is
+idempotent."""
 from __future__ import annotations
 
 from pathlib import Path
