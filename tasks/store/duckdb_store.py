@@ -79,6 +79,21 @@ def connect(path: str, read_only: bool = False) -> duckdb.DuckDBPyConnection:
         raise MathprobeError(f"{path}: cannot open the DuckDB file ({text})") from None
 
 
+def write_error(path: str, exc: duckdb.Error) -> Exception:
+    """A failed commit as the user should see it: a StoreWriteError (one line, exit status 5)
+    when the disk or the file refused the write, else the error itself."""
+    reason = " ".join(str(exc).split())
+    if not (isinstance(exc, duckdb.IOException) or "Could not write" in reason
+            or "No space left" in reason or "Read-only file system" in reason):
+        return exc
+    reason = reason.split("Error: ", 1)[-1]
+    error = StoreWriteError(f"writing to {path} failed ({reason}); nothing of this step was "
+                            "stored: free space (or make the file writable) and run the same "
+                            "command again")
+    error.reason = reason
+    return error
+
+
 def sql_layer() -> tuple[list[Path], str]:
     """The SQL files a write open applies (when the file holds another version), and their
     content hash."""
@@ -113,11 +128,12 @@ class Store:
                     "UPDATE runs SET status = 'interrupted', cost_usd = (SELECT coalesce("
                     "sum(cost_usd), 0) FROM responses r WHERE r.run_id = runs.run_id) "
                     "WHERE status = 'running' RETURNING run_id, flow_run_id").fetchall()
-        except (duckdb.Error, OSError) as exc:
+        except (duckdb.Error, OSError, StoreWriteError) as exc:
             self.con.close()
             pending = spool.pending(self.path)
+            reason = getattr(exc, "reason", None) or " ".join(str(exc).split())
             raise StoreWriteError(
-                f"cannot write to {self.path} ({' '.join(str(exc).split())})"
+                f"cannot write to {self.path} ({reason})"
                 + (f"; answers saved by an earlier run wait in {', '.join(map(str, pending))}"
                    if pending else "") + ": free space (or make it writable) and run again"
             ) from None
@@ -177,7 +193,10 @@ class Store:
             except BaseException:
                 self.con.execute("ROLLBACK")
                 raise
-            self.con.execute("COMMIT")
+            try:
+                self.con.execute("COMMIT")
+            except duckdb.Error as exc:
+                raise write_error(self.path, exc) from None
 
     def query(self, sql: str, params: Any = None) -> list[tuple]:
         with self._lock:

@@ -91,9 +91,7 @@ class ResponseWriter:
         """One line: what failed, where the answers in flight went, how to continue."""
         if self.failure is None:
             return None
-        reason = " ".join(str(self.failure).split())
-        if "No space left" in reason or "Could not write" in reason:
-            reason = reason.split("Error: ", 1)[-1]
+        reason = getattr(self.failure, "reason", None) or " ".join(str(self.failure).split())
         total = sum(self.spooled.values())
         kept = (f"the {total} answer(s) not yet stored were saved to "
                 + ", ".join(f"{p} ({n})" for p, n in self.spooled.items())
