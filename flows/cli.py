@@ -8,7 +8,6 @@ one `error:` line (a traceback only with --debug) and a documented exit status (
 from __future__ import annotations
 
 import json
-import logging
 import os
 import sys
 import threading
@@ -21,17 +20,13 @@ import typer
 from rich.console import Console
 from rich.text import Text
 
+from flows.exits import (EXIT_CODES, quiet_user_error_tracebacks, release_frames,
+                         run_exit_code)
 from tasks.errors import Exit, MathprobeError
 
 # The ephemeral Prefect server's telemetry heartbeat races its own SQLite file and logs a
 # spurious "database is locked" traceback on every local run; nothing here needs telemetry.
 os.environ.setdefault("PREFECT_SERVER_ANALYTICS_ENABLED", "false")
-
-EXIT_CODES = """Exit status: 0 completed; 1 internal error (a bug: traceback printed); 2 user
-error (bad argument, data, key or file: one 'error:' line, nothing asked); 3 incomplete (calls
-failed for good: re-drive them with --retry-failed); 4 stopped by --max-cost; 5 the store could
-not be written (full disk: answers in flight saved, run again); 130 interrupted (Ctrl-C)."""
-
 
 def _choices() -> tuple[str, str]:
     """The benchmarks and their settings, for --help (a broken plug-in must not break it)."""
@@ -163,17 +158,6 @@ def run(
     raise typer.Exit(run_exit_code(report))
 
 
-def run_exit_code(report: dict) -> int:
-    """0 completed; 3 calls failed for good (the run's or its judge's); 4 --max-cost reached."""
-    if report["run"]["status"] == "stopped_max_cost":
-        return Exit.STOPPED_BUDGET
-    judged_failed = any(j["n_judge_failed"] or j["n_infra_failed"]
-                        for j in report.get("judges", []))
-    if report["run"]["status"] != "completed" or judged_failed:
-        return Exit.INCOMPLETE
-    return Exit.COMPLETED
-
-
 def _flow(module: str, name: str):
     """A flow, imported only now (importing Prefect takes seconds; checks come first). The
     console shows a user error's message without its traceback (the Prefect API keeps it)."""
@@ -181,17 +165,8 @@ def _flow(module: str, name: str):
 
     flow = getattr(importlib.import_module(f"flows.{module}"), name)
     if not _DEBUG.is_set():
-        for handler in logging.getLogger().handlers:
-            if not any(isinstance(f, _NoUserErrorTraceback) for f in handler.filters):
-                handler.addFilter(_NoUserErrorTraceback())
+        quiet_user_error_tracebacks()
     return flow
-
-
-class _NoUserErrorTraceback(logging.Filter):
-    def filter(self, record: logging.LogRecord) -> bool:
-        if record.exc_info and isinstance(record.exc_info[1], MathprobeError):
-            record.exc_info, record.exc_text = None, None
-        return True
 
 
 @contextmanager
@@ -259,7 +234,7 @@ def sql(
     """Query the DuckDB file read-only (the same as the duckdb CLI, without installing it)."""
     import duckdb
 
-    from tasks.store.duckdb_store import connect
+    from tasks.store.errors import connect
 
     if not db.is_file():
         raise MathprobeError(f"{db}: no such DuckDB file")
@@ -547,29 +522,17 @@ def main(argv: list[str] | None = None) -> None:
         code = Exit.USER_ERROR
     except Exception as exc:                # a bug
         traceback.print_exc()
-        _release(exc)
+        release_frames(exc)
         code = Exit.INTERNAL
     sys.exit(int(code or 0))
 
 
 def _error(exc: BaseException, message: str) -> None:
+    """The one `error:` line (after the traceback with --debug)."""
     if _DEBUG.is_set():
         traceback.print_exception(exc)
     err.print(Text.assemble(("error: ", "bold red"), message), highlight=False, soft_wrap=True)
-    _release(exc)
-
-
-def _release(exc: BaseException | None) -> None:
-    """Clear the local variables of the frames an error passed through. They hold the objects
-    that were in use (the store's DuckDB connection among them), and Prefect keeps a failed
-    run's exception, so without this they stay alive until the interpreter exits, where native
-    extensions report them as leaked (duckdb 2's nanobind prints 'nanobind: leaked ...')."""
-    seen = set()
-    while exc is not None and id(exc) not in seen:
-        seen.add(id(exc))
-        if exc.__traceback__ is not None:
-            traceback.clear_frames(exc.__traceback__)
-        exc = exc.__cause__ or exc.__context__
+    release_frames(exc)
 
 
 if __name__ == "__main__":

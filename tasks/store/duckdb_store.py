@@ -16,10 +16,8 @@ Prefect flow runs are listed in `interrupted` for the flow to mark Crashed. A re
 from __future__ import annotations
 
 import atexit
-import hashlib
 import importlib.util
 import json
-import re
 import sys
 import threading
 from collections.abc import Iterable, Iterator, Sequence
@@ -34,7 +32,8 @@ import duckdb
 from tasks.errors import MathprobeError, StoreWriteError
 from tasks.items import Completion, Item
 from tasks.store import spool
-from tasks.store.sql import sql_files
+from tasks.store.errors import connect, write_error
+from tasks.store.sql import sql_layer
 from tasks.store.writer import ResponseWriter
 
 # duckdb 1.5.5 tries to import pandas twice for every element of a list it binds as a parameter
@@ -61,47 +60,6 @@ class RunSpec:
     setting: str
     params: dict[str, Any]
     flow_run_id: str | None = None      # the Prefect flow run doing the work, if any
-
-
-def connect(path: str, read_only: bool = False) -> duckdb.DuckDBPyConnection:
-    """A DuckDB connection, or a MathprobeError saying in one line why not (another process
-    is writing the file, a read-only or full disk, not a DuckDB file)."""
-    try:
-        return duckdb.connect(path, read_only=read_only)
-    except duckdb.Error as exc:
-        text = " ".join(str(exc).split())
-        if "lock" in text.lower():
-            pid = re.search(r"PID (\d+)", text)
-            raise MathprobeError(
-                f"{path} is open for writing in another process"
-                f"{f' (PID {pid.group(1)})' if pid else ''}: wait until it finishes (DuckDB "
-                "admits one writer per file and no reader beside it)") from None
-        raise MathprobeError(f"{path}: cannot open the DuckDB file ({text})") from None
-
-
-def write_error(path: str, exc: duckdb.Error) -> Exception:
-    """A failed commit as the user should see it: a StoreWriteError (one line, exit status 5)
-    when the disk or the file refused the write, else the error itself."""
-    reason = " ".join(str(exc).split())
-    if not (isinstance(exc, duckdb.IOException) or "Could not write" in reason
-            or "No space left" in reason or "Read-only file system" in reason):
-        return exc
-    reason = reason.split("Error: ", 1)[-1]
-    error = StoreWriteError(f"writing to {path} failed ({reason}); nothing of this step was "
-                            "stored: free space (or make the file writable) and run the same "
-                            "command again")
-    error.reason = reason
-    return error
-
-
-def sql_layer() -> tuple[list[Path], str]:
-    """The SQL files a write open applies (when the file holds another version), and their
-    content hash."""
-    files = sql_files()
-    h = hashlib.sha256()
-    for f in files:
-        h.update(f.read_bytes())
-    return files, h.hexdigest()
 
 
 class Store:
