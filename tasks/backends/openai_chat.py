@@ -44,7 +44,8 @@ class OpenAIChat:
                             "image_url": {"url": f"data:{image_mime(request.image)};base64,{b64}"}})
         content.append({"type": "text", "text": request.prompt})
         system = [{"role": "system", "content": request.system}] if request.system else []
-        return system + [{"role": "user", "content": content}]
+        prior = [{"role": role, "content": text} for role, text in request.turns]
+        return system + prior + [{"role": "user", "content": content}]
 
     async def complete(self, request: Request) -> Completion:
         messages = self._messages(request)

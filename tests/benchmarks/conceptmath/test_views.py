@@ -35,7 +35,7 @@ def row(system: str, idx: int, c0: str, c1: str, c2: str, answer, question: str 
 def make_conceptmath_dir(root: Path, rows: dict[str, list[dict]] | None = None, *,
                          fewshot: bool = True) -> Path:
     """A data dir with the four systems (by default: ELEMENT_EN, and one problem in each other
-    system) and a 5-shot file."""
+    system) and a 5-shot chat file."""
     cm = root / "conceptmath"
     cm.mkdir(parents=True, exist_ok=True)
     rows = rows or {}
@@ -47,10 +47,12 @@ def make_conceptmath_dir(root: Path, rows: dict[str, list[dict]] | None = None, 
         (cm / f"{system}.jsonl").write_text(
             "".join((ln if isinstance(ln, str) else json.dumps(ln, ensure_ascii=False)) + "\n"
                     for ln in lines), encoding="utf-8")
-    if fewshot:
-        shots = {s: [{"question": f"{s} shot question {k}", "answer": f"{s} shot answer {k}. "
-                      f"Therefore, the answer is {k}."} for k in range(1, 6)] for s in SYSTEMS}
-        (cm / "fewshot_5shot.json").write_text(json.dumps(shots, ensure_ascii=False))
+    if fewshot:      # the authors' format: per system, user / assistant chat turns
+        shots = {s: [t for k in range(1, 6) for t in (
+            {"role": "user", "content": f"{s} shot question {k}"},
+            {"role": "assistant", "content": f"{s} shot answer {k}. Therefore, the answer is {k}."})]
+            for s in SYSTEMS}
+        (cm / "fewshot_authors_chat.json").write_text(json.dumps(shots, ensure_ascii=False))
     conceptmath.load.cache_clear()
     return root
 
