@@ -20,7 +20,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, ClassVar, Protocol
 
-from tasks.items import Completion, Item, Request
+from tasks.items import Chat, Completion, Item, Request
 from tasks.paths import SQL_DIR
 
 if TYPE_CHECKING:
@@ -169,8 +169,11 @@ class Benchmark(ABC):
 
     # -- asking -------------------------------------------------------------------------------
     @abstractmethod
-    def prompt(self, item: Item, setting: str) -> str:
-        """The prompt of `item` under `setting` (a setting it does not know: ValueError)."""
+    def prompt(self, item: Item, setting: str) -> str | Chat:
+        """The prompt of `item` under `setting` (a setting it does not know: ValueError): a
+        string (one user turn), or a `Chat` (prior user / assistant turns, then the final user
+        turn). Chat backends send a chat's turns as messages; backends that take one text get
+        them flattened (`tasks.backends.flatten`)."""
 
     def request_image(self, item: Item, setting: str) -> str | None:
         """The path of the image a request carries (default: the item's image, if any)."""
@@ -203,5 +206,5 @@ class Benchmark(ABC):
         return f"<benchmark {self.name}>"
 
 
-__all__ = ["Benchmark", "Columns", "Completion", "Dataset", "FunctionReport", "Grade", "Judge",
+__all__ = ["Benchmark", "Chat", "Columns", "Completion", "Dataset", "FunctionReport", "Grade", "Judge",
            "Probe", "Report", "fingerprint"]

@@ -15,7 +15,7 @@ from typing import Any
 
 from tasks.backends import Backend, get_backend, prices
 from tasks.contract import Benchmark
-from tasks.items import Completion, Item, Request
+from tasks.items import Chat, Completion, Item, Request
 from tasks.runs import runtime
 from tasks.store import Store
 
@@ -30,11 +30,15 @@ def read_image(path: str) -> bytes:
 
 def build_request(bench: Benchmark, item: Item, model: str, setting: str,
                   params: dict[str, Any]) -> Request:
-    """The request for an item: the benchmark's prompt and the image it sends with it."""
+    """The request for an item: the benchmark's prompt (a string, or a chat whose prior turns
+    travel with the request) and the image it sends with it."""
     prompt = bench.prompt(item, setting)
+    turns: tuple = ()
+    if isinstance(prompt, Chat):
+        prompt, turns = prompt.prompt, prompt.turns
     path = bench.request_image(item, setting)
     return Request(item_id=item.item_id, model=model, prompt=prompt, params=params,
-                   image=read_image(path) if path else None, choices=item.choices)
+                   image=read_image(path) if path else None, choices=item.choices, turns=turns)
 
 
 def check_backend(spec: str) -> None:
