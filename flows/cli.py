@@ -335,6 +335,31 @@ def judge_audit(
     Console().print(table)
 
 
+store_app = typer.Typer(help="Stores: move runs between a DuckDB file and a DuckLake.",
+                        no_args_is_help=True)
+app.add_typer(store_app, name="store")
+
+
+@store_app.command("copy")
+def store_copy(
+    src: Annotated[str, typer.Argument(help="The store to copy from (file or ducklake:...).")],
+    dst: Annotated[str, typer.Argument(help="The store to copy into (created if absent).")],
+    run_ids: Annotated[Optional[list[str]], typer.Option("--run-id", help="Only this run "
+                                                         "(repeatable); default: every run.")] = None,
+    data_path: DataPath = None,
+) -> None:
+    """Copy runs (responses, verdicts, log-probabilities, probe scores, and the items and
+    reference tables their views need) from SRC to DST. Runs DST already has are skipped."""
+    from tasks.store import open_store
+    from tasks.store.copy import copy_runs
+    from tasks.store.location import parse
+
+    out = copy_runs(parse(src), open_store(dst, data_path), run_ids)
+    err.print(f"copied {len(out['copied'])} run(s) ({out['responses']} responses) from {src} "
+              f"to {dst}" + (f"; skipped {len(out['skipped'])} already there: "
+                             f"{', '.join(out['skipped'])}" if out["skipped"] else ""))
+
+
 triton_app = typer.Typer(help="Triton Inference Server: serve the model repository, build a "
                                 "tiny model.", no_args_is_help=True)
 app.add_typer(triton_app, name="triton")

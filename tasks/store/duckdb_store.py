@@ -73,7 +73,7 @@ class Store:
         self._writer: ResponseWriter | None = None
         if self.is_lake:
             self.con = lake.connect(self.location)
-            lake.apply_schema(self.con, [f.read_text() for f in sql_files()])
+            lake.apply_schema(self.con, self.location, [f.read_text() for f in sql_files()])
             return
         if self.path != ":memory:":
             Path(self.path).parent.mkdir(parents=True, exist_ok=True)
@@ -107,7 +107,11 @@ class Store:
         def once() -> T:
             with self.transaction() as con:
                 return work(con)
-        return lake.retrying(once) if self.is_lake else once()
+
+        def queued() -> T:
+            with lake.writers_queue(self.location):
+                return once()
+        return lake.retrying(queued) if self.is_lake else once()
 
     def _new_response_ids(self, con: duckdb.DuckDBPyConnection, n: int) -> list[int]:
         """`n` fresh response ids inside the current write: the file's sequence, or a block
