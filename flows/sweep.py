@@ -106,7 +106,10 @@ def _wait(runs: dict[str, Any], poll_s: float) -> dict[str, Any]:
             time.sleep(poll_s)
 
 
-@flow(name="sweep", log_prints=True)
+# Named "eval" like the flow of eval/full, so the deployment is `eval/sweep` (Prefect names a
+# deployment <flow name>/<deployment name>) and the UI lists both under one flow; the runs of
+# a sweep parent are told apart by their deployment and their `sweep_id` parameter.
+@flow(name="eval", flow_run_name="sweep-{sweep_id}", log_prints=True)
 def sweep_flow(models: list[str] | None = None, benchmarks: list[str] | None = None,
                settings: list[str] | None = None, grid: str | None = None,
                sweep_id: str = "sweep", db: str = "ducklake:sqlite:mathprobe-lake.sqlite",
