@@ -113,7 +113,12 @@ def connect(loc: Location, read_only: bool = False) -> duckdb.DuckDBPyConnection
             _wal(loc.target)
         if loc.data_path and "://" not in loc.data_path and not read_only:
             Path(loc.data_path).mkdir(parents=True, exist_ok=True)
-        retrying(lambda: con.execute(attach))
+        def attach_queued() -> None:
+            with writers_queue(loc):
+                con.execute(attach)
+        # several processes may create a new lake at once: the losers of that race see the
+        # catalog's tables appear under them ("already exists") and attach again
+        retrying(attach_queued, conflict=lambda e: is_conflict(e) or "already exists" in str(e))
         con.execute(f"USE {ALIAS}")
     except duckdb.Error as exc:
         con.close()
@@ -198,9 +203,10 @@ def is_conflict(exc: BaseException) -> bool:
     return isinstance(exc, duckdb.Error) and any(s in str(exc).lower() for s in _CONFLICT)
 
 
-def retrying(fn: Callable[[], T], give_up_after_s: float = RETRY_FOR_S) -> T:
+def retrying(fn: Callable[[], T], give_up_after_s: float = RETRY_FOR_S,
+             conflict: Callable[[BaseException], bool] = is_conflict) -> T:
     """`fn()`, run again after a conflict with another writer (backing off with jitter)."""
-    for attempt in Retrying(retry=retry_if_exception(is_conflict), reraise=True,
+    for attempt in Retrying(retry=retry_if_exception(conflict), reraise=True,
                             wait=wait_random_exponential(multiplier=0.02, max=2.0),
                             stop=stop_after_delay(give_up_after_s)):
         with attempt:
