@@ -25,8 +25,8 @@ Why no response is lost or duplicated with several writers (each process still h
      back off with jitter and give up only after `RETRY_FOR_S` seconds (then the run's writer
      reports the failure like any other write error: the answers are not marked stored).
   On a SQLite catalog (one machine by definition) writers also queue on an advisory file
-  lock beside it, so they take turns instead of failing and backing off: 4 writers ran about
-  4 times faster that way. The lock is only an optimisation; the token still decides.
+  lock beside it, so they take turns instead of failing and backing off (4 writers of 1,000
+  answers each: 40 s without it, 16 s with it, here). The lock is only an optimisation; the token still decides.
   3. A write that commits is durable in the catalog before the writer resolves its future, so
      an interrupted run resumes from what is there and asks only what is missing.
 Schema changes (views, macros) are applied only when their text changed (a fingerprint in
