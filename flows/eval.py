@@ -184,8 +184,12 @@ def eval_flow(benchmark: str, model: str = "baseline:random",
               limit: int | None = None, concurrency: int = 16, retry_failed: bool = False,
               max_cost: float | None = None, temperature: float | None = None,
               max_tokens: int | None = None, request_timeout: float | None = None,
-              triton_url: str | None = None, judge: str | None = None) -> dict[str, Any]:
+              triton_url: str | None = None, judge: str | None = None,
+              data_path: str | None = None) -> dict[str, Any]:
     """Evaluate `model` on `benchmark`, store every response in `db`, return the report.
+
+    `db` is a DuckDB file or a shared DuckLake store (`ducklake:sqlite:FILE`,
+    `ducklake:postgres:dbname=... host=...`); `data_path` is where a new lake keeps its files.
 
     Re-running the same run id resumes it; `retry_failed` re-drives only failed calls;
     `max_cost` (USD) stops issuing requests once the run has spent that much; `triton_url`
@@ -208,7 +212,7 @@ def eval_flow(benchmark: str, model: str = "baseline:random",
                     data_dir=str(resolve_data_dir(data_dir)), params=params,
                     concurrency=concurrency, request_timeout=request_timeout,
                     triton_url=triton_url)
-    store = open_store(cfg.db)
+    store = open_store(cfg.db, data_path)
     todo = prepare_task(cfg, limit, retry_failed)
     budget = _BUDGETS[cfg.run_id] = Budget(max_cost, store.spent(cfg.run_id))
     shards = shard(todo, SHARD_WORKERS)

@@ -132,6 +132,7 @@ def send(store: Store, run_id: str, spec: str, make_backend: Callable[[], Backen
     run's cap (`in_flight`) and the provider's, answers stored by the store's single writer.
     `make_backend` runs on that loop; `close` closes the backend afterwards."""
     from tasks.backends import parse_spec, provider_limit
+    from tasks.runs.limits import global_slot
 
     kind, _ = parse_spec(spec)
     writer = store.writer()
@@ -140,6 +141,9 @@ def send(store: Store, run_id: str, spec: str, make_backend: Callable[[], Backen
         backend = make_backend()
         limits = [runtime.semaphore("run", run_id, in_flight),
                   runtime.semaphore("provider", kind, provider_limit(spec))]
+        shared = await global_slot(kind)        # the provider's cap across all workers
+        if shared is not None:
+            limits.append(shared)
         try:
             return await respond(backend, requests, lambda rows: writer.submit(run_id, rows),
                                  limits=limits, budget=budget, on_done=on_done)

@@ -42,6 +42,8 @@ class FakeAPI:
     reply: Any = None             # optional reply(payload, prompt) -> text (None: the default)
     requests: list[dict[str, Any]] = field(default_factory=list)
     served: int = 0
+    in_flight: int = 0            # requests being answered now, and the most there ever were
+    peak_in_flight: int = 0
     port: int = 0
 
     def __post_init__(self):
@@ -113,6 +115,17 @@ class FakeAPI:
 
     async def _respond(self, method: str, path: str, headers: dict, body: bytes,
                        writer: asyncio.StreamWriter) -> bool:
+        with self._lock:
+            self.in_flight += 1
+            self.peak_in_flight = max(self.peak_in_flight, self.in_flight)
+        try:
+            return await self._answer(method, path, headers, body, writer)
+        finally:
+            with self._lock:
+                self.in_flight -= 1
+
+    async def _answer(self, method: str, path: str, headers: dict, body: bytes,
+                      writer: asyncio.StreamWriter) -> bool:
         payload = json.loads(body) if body else {}
         prompt = _prompt_text(payload) or payload.get("prompt", "")
         fault = self._next_fault(prompt)
