@@ -79,9 +79,14 @@ def last_boxed(text: str) -> str | None:
 
 
 def sentence_after(text: str, start: int) -> str:
-    """From `start` to the end of its line."""
+    """From `start` to the end of its line, or to a full stop (。．) outside $...$ that more
+    text follows ("故答案为$$\\frac{21}{4}$$． 【点睛】本题考查...")."""
     end = text.find("\n", start)
-    return text[start:end if end >= 0 else len(text)]
+    line = text[start:end if end >= 0 else len(text)]
+    for cut in _outside(line, "。．"):
+        if line[cut + 1:].strip():
+            return line[:cut + 1]
+    return line
 
 
 def clean_text(response: str) -> str:
