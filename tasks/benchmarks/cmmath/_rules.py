@@ -2,13 +2,21 @@
 
 Decides only what rules can decide, and returns correct=None otherwise:
   choice questions: the set of option letters in the final answer must equal the reference
-    set ("A, C" against "C" is wrong);
+    set ("A, C" against "C" is wrong); without letters, the option whose value the answer
+    states, or (in "which are correct" questions) the options it calls correct one by one;
   free-form: the final answer's value(s) against the reference's value(s), by math
     equivalence (math-verify over sympy: numbers, fractions, radicals, pi, intervals, sets,
-    equations) after dropping units and degree signs.
-Undecided: no final answer found, a reference or an answer the parser cannot read (text
-answers, geometric relations it cannot compare), several candidate answers that disagree,
-a reference marked "answer not unique" that the answer does not match, no reference ("暂无").
+    equations) after dropping units and degree signs; a reference in parts ((1)...(2)...)
+    part by part (`_parts`); values given to names ("a=0.05", "中位数为55"); a statement in
+    words the response's last lines make.
+  wrong as well: an answer that never writes a reference value (or the right option's value
+    and letter) in any form (`_mentions`).
+Undecided: no final answer found and every reference value written somewhere, a reference or
+an answer the parser cannot read (text answers, geometric relations it cannot compare),
+several candidate answers that disagree, a reference marked "answer not unique" that the
+answer does not match, no reference ("暂无").
+
+How much it decides and how often rightly: benchmarks/cmmath_rules.py (`_measure`).
 """
 from __future__ import annotations
 
