@@ -2,7 +2,7 @@
 grade, visual subject, knowledge points, options), and the subset a run with --limit takes."""
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from functools import lru_cache
 from pathlib import Path
 from typing import Any
@@ -31,12 +31,15 @@ GRADE_GROUPS = {1: "elementary", 2: "junior", 3: "senior"}
 
 @dataclass(frozen=True)
 class CmmathItem(Item):
-    """An Item plus where its image files were looked for (`<data_dir>/cmmath/images/<file>`).
+    """An Item plus where its image files were looked for (`<data_dir>/cmmath/images/<file>`)
+    and the data directory its prompts' published texts come from.
 
     `image_path` stays None: which image a request carries depends on the setting
     (`request_image`), and the text modes must never carry one.
     """
     image_files: tuple[str, ...] = ()
+    # where its prompts' published texts are read from (<data_dir>/cmmath/prompts_published.json)
+    data_dir: str = field(default="", compare=False)
 
 
 @dataclass(frozen=True)
@@ -101,7 +104,7 @@ def parse_record(row: Any, *, path: Path, n: int, data_dir: Path) -> tuple[Cmmat
         group_id=str(group), part=row["answer_type"],
         concept=row.get("knowledge_point") or row.get("skill"), choices=choices,
         image_path=None, payload=row,
-        image_files=tuple(str(image_dir / i) for i in images),
+        image_files=tuple(str(image_dir / i) for i in images), data_dir=str(data_dir),
     )
     return item, [(leaf, p, source) for leaf, p in points]
 

@@ -19,7 +19,9 @@ JUDGE = "openai:fake-judge"
 
 
 def between(text: str, start: str, end: str) -> str:
-    i = text.find(start)
+    """The text between the last `start` and the `end` after it (the judge prompt's worked
+    examples come first; the answer it is asked about comes last)."""
+    i = text.rfind(start)
     j = text.find(end, i + len(start))
     return text[i + len(start):j] if i >= 0 and j >= 0 else ""
 
@@ -33,8 +35,8 @@ class Replies:
         self.judged = 0
 
     def __call__(self, payload: dict, prompt: str) -> str:
-        system = next((m["content"] for m in payload["messages"] if m["role"] == "system"), "")
-        if "answer evaluation assistant" not in system:
+        # the authors' GPT-4 judge prompt is one user message
+        if "You are an answer evaluation assistant" not in prompt:
             k = int(hashlib.sha256(prompt.encode()).hexdigest(), 16) % 3
             return ["故选A", "The answer is 3.", "所以答案是 2"][k]
         self.judged += 1
