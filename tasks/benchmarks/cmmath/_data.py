@@ -9,7 +9,7 @@ from typing import Any
 
 from tasks import contract
 from tasks.benchmarks.cmmath._options import option_letters
-from tasks.benchmarks.cmmath._points import PointSyntaxError, item_points
+from tasks.benchmarks.cmmath._points import PointSyntaxError, item_points, official_point
 from tasks.errors import DataError
 from tasks.files import read_json
 from tasks.items import Item
@@ -20,7 +20,7 @@ NAME = "cmmath"
 
 # Bumped whenever parsing changes what `load` produces, so stored items and reference tables
 # are reloaded (it is part of the dataset fingerprint).
-PARSER_VERSION = "1"
+PARSER_VERSION = "2"
 
 
 ANSWER_TYPES = ("choice", "free_form")
@@ -140,7 +140,8 @@ def select(items: tuple[Item, ...], limit: int | None) -> list[Item]:
 
 
 def reference_tables(dataset: Dataset) -> dict[str, dict[str, tuple[str, list]]]:
-    """Tables the views join against: per-question labels and the question -> leaf points map."""
+    """Tables the views join against: per-question labels (with the raw answer and the
+    authors' one SSR point, for their figures) and the question -> leaf points map."""
     its = dataset.items
     return {
         "cmmath_items": {
@@ -149,6 +150,9 @@ def reference_tables(dataset: Dataset) -> dict[str, dict[str, tuple[str, list]]]
             "grade_id": ("INTEGER", [i.payload["grade_id"] for i in its]),
             "grade_group": ("INTEGER", [i.payload["grade_group"] for i in its]),
             "category": ("VARCHAR", [i.payload["metadata"]["multimodal-category"] for i in its]),
+            "answer": ("VARCHAR", [i.payload["answer"] for i in its]),
+            "official_point": ("VARCHAR", [official_point(i.payload.get("knowledge_point"))
+                                           for i in its]),
         },
         "cmmath_item_points": {
             "item_id": ("VARCHAR", [p[0] for p in dataset.points]),

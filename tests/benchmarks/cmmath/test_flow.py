@@ -79,9 +79,14 @@ def test_whole_sample_cascade_with_a_flaky_judge(api, data_dir, db):
     # the report defaults to the cascade and accounts for the judge
     assert report["grader"] == f"cascade:{JUDGE}"
     assert report["judges"][0]["n_judge_failed"] == failed
-    (n_cascade,), = store.query(f"SELECT n FROM cmmath_accuracy WHERE run_id = 'cm' AND "
-                                f"grader = 'cascade:{JUDGE}' AND answer_type = 'all'")
-    assert n_cascade == n - failed
+    # every answer counts; the judge_failed ones as undecided (not right), shown apart
+    (n_cascade, n_undecided), = store.query(
+        f"SELECT n, n_undecided FROM cmmath_paper_accuracy WHERE run_id = 'cm' AND "
+        f"grader = 'cascade:{JUDGE}' AND answer_type = 'all'")
+    assert (n_cascade, n_undecided) == (n, failed)
+    assert report["coverage"]["n_undecided"] == failed
+    # the judge's own run holds replies, not answers: it is in no CMMaTH figure
+    assert store.query("SELECT DISTINCT run_id FROM cmmath_answers") == [("cm",)]
 
     # --retry-failed re-asks the judge only where it gave no verdict; no model call is repeated
     api.reply = Replies(malformed_every=None)
