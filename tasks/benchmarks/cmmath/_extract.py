@@ -22,11 +22,11 @@ _MARKERS = [  # final-answer markers, most explicit first (the last occurrence i
 MARKER_RE = re.compile("|".join(f"(?:{m})" for m in _MARKERS), re.IGNORECASE)
 
 
-CONCLUSION_RE = re.compile(r"(?:所以|因此|综上所述|综上|故|从而|即|∴|输出|\\therefore\b|"
+CONCLUSION_RE = re.compile(r"(?:所以|因此|综上所述|综上|故|从而|即|∴|输出|(?<!否)则|\\therefore\b|"
                            r"(?<![\\A-Za-z])(?:therefore|thus|hence|so)\b)", re.IGNORECASE)
 
 
-RELATION_RE = re.compile(r"约等于|等于|约为|应为|(?<![因作成认称以])为|(?<![于但还只总可若要凡])是(?!否)|≈|\\approx|=|＝|"
+RELATION_RE = re.compile(r"约等于|等于|约为|应为|取得?最[大小]值|(?<![因作成认称以])为|(?<![于但还只总可若要凡])是(?!否)|≈|\\approx|=|＝|"
                          r"∈|\\in(?![a-zA-Z])|"
                          r"\b(?:is|are|equals?(?:\s+to)?)\b")
 

@@ -90,8 +90,12 @@ def sentence_after(text: str, start: int) -> str:
 
 
 def clean_text(response: str) -> str:
+    """Without zero-width characters, step marks (<STEP3>, ### Step 3:) and HTML images (a
+    figure after the answer is not where the answer ends)."""
     text = ZERO_WIDTH_RE.sub("", response).replace("\r", "")
-    return re.sub(r"<STEP\s*\d+>|###\s*Step\s*\d+\s*[:：]?", "\n", text, flags=re.IGNORECASE)
+    text = re.sub(r"<img\b[^>]*>", "", text, flags=re.IGNORECASE)
+    return re.sub(r"<STEP\s*\d+>|###\s*Step\s*\d+\s*[:：]?|<br\s*/?>", "\n", text,
+                  flags=re.IGNORECASE)
 
 
 def strip_wrappers(s: str) -> str:

@@ -118,7 +118,18 @@ def _normalise_value(raw: str) -> tuple[str, bool]:
     s = re.sub(r"√\s*([0-9.]+|[a-zA-Z])", r"\\sqrt{\1}", s)
     s = re.sub(r"(\d)\s*%|\\%", lambda m: (m.group(1) or "") + "/100", s)
     s = re.sub(r"\s+", " ", s).strip()
+    while s.startswith("{") and s.endswith("}") and "," not in s and _balanced(s[1:-1]):
+        s = s[1:-1].strip()           # "{{58}}": grouping braces, not a set
     return s, degrees
+
+
+def _balanced(s: str) -> bool:
+    depth = 0
+    for ch in s:
+        depth += {"{": 1, "}": -1}.get(ch, 0)
+        if depth < 0:
+            return False
+    return depth == 0
 
 
 @lru_cache(maxsize=1)
