@@ -137,3 +137,36 @@ def test_judge_audit_with_a_judge_backend(api, data_dir, db):
     CliRunner().invoke(app, ["judge-audit", "--db", str(db), "--data-dir", str(data_dir),
                              "--judge", JUDGE, "--json"])
     assert api.served - served == 426 // 10
+
+
+def test_judge_audit_with_a_served_gradegpt(api, data_dir, db):
+    """`--judge BACKEND:NAME#prompt=gradegpt,verdict=official`: the backend gets BACKEND:NAME,
+    the requests are GradeGPT's chat turns exactly as in the authors' instruction data, and the
+    authors' rule reads the verdicts ("Yes" anywhere: no reply is judge_failed)."""
+    lines = (data_dir / "cmmath" / "gradegpt_judgments_sample.jsonl").read_text(
+        encoding="utf-8").splitlines()
+
+    def text(content) -> str:        # a message's content: a string or text parts
+        return content if isinstance(content, str) else "".join(p["text"] for p in content)
+
+    def gradegpt(payload: dict, prompt: str) -> str | None:
+        user = text(payload["messages"][-1]["content"])
+        return "Hmm. Yes, I think so." if "\nQuestion: " in user else None
+
+    api.reply = gradegpt
+    judge = "openai:gradegpt-7b#prompt=gradegpt,verdict=official"
+    result = CliRunner().invoke(app, ["judge-audit", "--db", str(db), "--data-dir",
+                                      str(data_dir), "--judge", judge, "--limit", "5", "--json"])
+    assert result.exit_code == 0, result.output
+    rows = {r["grader"]: r for r in json.loads(result.output)}
+    judged = rows[f"judge:{judge}"]        # every reply says Yes somewhere: all decided, right
+    assert judged["n_decided"] == 5 and judged["tp"] + judged["fp"] == 5
+    sent = [r["body"]["messages"] for r in api.requests if r["body"].get("model") == "gradegpt-7b"]
+    assert len(sent) == 5
+    assert sorted([(m["role"], text(m["content"])) for m in messages] for messages in sent) == \
+        sorted([(m["role"], m["content"]) for m in json.loads(line)["messages"][:2]]
+               for line in lines[:5])            # sent concurrently: compared as a set
+    # an option the judge does not have is a clear error before anything is sent
+    bad = CliRunner().invoke(app, ["judge-audit", "--db", str(db), "--data-dir", str(data_dir),
+                                   "--judge", "openai:x#prompt=chatgpt", "--limit", "1"])
+    assert bad.exit_code != 0 and "prompt='chatgpt'" in bad.output + str(bad.exception)
