@@ -1,12 +1,16 @@
-"""CMMaTH (Li et al. 2024): Chinese multimodal K12 problems (choice and free-form), graded by a
-cascade: rules first (`rules`), then a GradeGPT-style judge for what rules cannot decide, with
-accuracy by answer type, grade group and visual subject and knowledge-point mastery SSR@alpha.
+"""CMMaTH (Li et al. 2024): Chinese multimodal K12 problems (choice and free-form), asked with
+the published prompts and graded by a cascade: rules first (`rules`), then a judge for what
+rules cannot decide (the authors' GPT-4 judge prompt, or GradeGPT's chat format); figures both
+as the authors' code computes them and as the paper defines them, over all answers.
 
-Data in `_data` (knowledge points `_points`, options `_options`), prompts in `_prompts`, the rule
-grader in `_rules` over the answer extraction (`_extract`, `_text`) and value comparison
-(`_values`), the judge's prompt and verdict in `_judge`, its audit against GPT-4's verdicts in
-`_audit`, the authors' result format in `_results`, the paper's tables in `_report`; the metrics
-are the SQL views of `sql/cmmath/`.
+Data in `_data` (knowledge points `_points`, options `_options`), prompts in `_prompts` over the
+published texts of the data directory (`_published`), the rule grader in `_rules` over the
+answer extraction (`_extract`, `_text`, `_parts`), value comparison (`_values`) and what a
+response mentions (`_mentions`), measured on the sample's worked solutions by `_measure`; the
+judge's prompts and verdict rules in `_judge` (the authors' GPT-4 prompt in `_judge_authors`),
+its audit against GPT-4's verdicts in `_audit`, the authors' result format (with their judge's
+verdicts) in `_results`, the report in `_report`; the metrics are the SQL views of
+`sql/cmmath/` (cmmath_paper_*, cmmath_official_*).
 """
 from __future__ import annotations
 

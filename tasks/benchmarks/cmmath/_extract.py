@@ -26,6 +26,10 @@ CONCLUSION_RE = re.compile(r"(?:所以|因此|综上所述|综上|故|从而|即
                            r"(?<![\\A-Za-z])(?:therefore|thus|hence|so)\b)", re.IGNORECASE)
 
 
+# A clause that concludes ("解得x=18", "所以AC=3√13"): its value is a result, not a step.
+CONCLUDES_RE = re.compile(r"\s*\$*\s*(?:解得|求得|可得|所以|因此|故|∴|\\therefore|即|综上|输出)")
+
+
 RELATION_RE = re.compile(r"约等于|等于|约为|应为|取得?最[大小]值|(?<![因作成认称以])为|(?<![于但还只总可若要凡])是(?!否)|≈|\\approx|=|＝|"
                          r"∈|\\in(?![a-zA-Z])|"
                          r"\b(?:is|are|equals?(?:\s+to)?)\b")

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import re
 
+from tasks.benchmarks.cmmath._extract import CONCLUDES_RE
 from tasks.benchmarks.cmmath._text import at_depth0, clean_text, split_outside, strip_wrappers
 from tasks.benchmarks.cmmath._values import name_key, word_name
 
@@ -99,15 +100,12 @@ def value_named(stated: list[tuple[str, str]], name: str) -> str | None:
     return None
 
 
-CONCLUDING_RE = re.compile(r"\s*(?:解得|求得|可得|所以|因此|故|∴|\\therefore|即|综上|输出)")
-
-
 def concluded_values(response: str) -> list[str]:
     """The value each concluding statement ("所以AC=3√13", "∴x=2") states, in order."""
     out = []
     for clause in split_outside(clean_text(response), "，,；;。．\n"):
         bare = clause.replace("$", " ")
-        if not CONCLUDING_RE.match(bare):
+        if not CONCLUDES_RE.match(bare):
             continue
         rels = [m for m in _WORD_VALUE_RE.finditer(bare) if at_depth0(bare, m.start())]
         value = strip_wrappers(bare[rels[-1].end():]) if rels else ""

@@ -22,15 +22,14 @@ from __future__ import annotations
 
 import re
 
-from tasks.benchmarks.cmmath._extract import (BLANK_RE, NUMBER_RE, RELATION_RE, extract_choice,
-                                              final_region, judged_options)
+from tasks.benchmarks.cmmath._extract import (BLANK_RE, CONCLUDES_RE, NUMBER_RE, RELATION_RE,
+                                              extract_choice, final_region, judged_options)
 from tasks.benchmarks.cmmath._mentions import reference_absent
 from tasks.benchmarks.cmmath._options import gold_letters, option_texts
 from tasks.benchmarks.cmmath._parts import (concluded_values, named_values, reference_parts,
                                             response_parts, value_named)
-from tasks.benchmarks.cmmath._text import (CJK_RE, at_depth0, canonical, clean_text, split_outside,
-                                           split_words_outside,
-                                           strip_wrappers)
+from tasks.benchmarks.cmmath._text import (CJK_RE, at_depth0, canonical, clean_text,
+                                           split_outside, split_words_outside, strip_wrappers)
 from tasks.benchmarks.cmmath._values import (PART_LABEL_RE, Reference, Value, make_value,
                                              parse_reference, same_value)
 from tasks.items import Item
@@ -44,9 +43,6 @@ def _is_equation_side(lhs: str) -> bool:
     has_op = bool(re.search(r"[+\-*/^]|\\times|\\cdot|\\frac", lhs))
     has_var = bool(re.search(r"(?<![a-zA-Z])[a-z](?![a-zA-Z])", bare))
     return has_op and has_var
-
-
-CONCLUDES_RE = re.compile(r"\s*\$*\s*(?:解得|求得|可得|所以|因此|故|∴|\\therefore|即|综上|输出)")
 
 
 CONDITION_RE = re.compile(r"\s*\$*\s*(?:当|若|如果|假设|设|令|由(?![^，,；;]*[得知]))|.*时\s*\$*\s*$")

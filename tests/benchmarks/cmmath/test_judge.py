@@ -147,6 +147,8 @@ def test_read_the_sample(data_dir):
     assert first["question"].startswith("【例2】")
     assert first["response"].endswith("答案：阴影部分的面积是0。")
     assert {"index", "question", "reference", "response", "gpt4_verdict"} <= set(first)
+    # GPT-4's verdicts read by our strict rule are what the authors' rule reads too
+    assert all(cmmath.parse_verdict_official(r["judgment"]) is r["gpt4_verdict"] for r in records)
 
 
 def chat(user: str, assistant: str) -> str:
