@@ -109,9 +109,14 @@ def coverage_note(report: dict[str, Any]) -> Text:
     if overall:
         text += (f" (were they all right, the overall accuracy would be "
                  f"{pct(overall['accuracy_max'])}% instead of {pct(overall['accuracy'])}%)")
-    text += (". Add --judge BACKEND:NAME to have a judge decide them (the authors' figures assume "
-             "every answer judged)." if grader == "rules" else
-             ". They are judge_failed or not yet judged: re-run with --judge and --retry-failed.")
+    if grader == "rules":
+        text += (". Add --judge BACKEND:NAME to have a judge decide them (the authors' figures "
+                 "assume every answer judged).")
+    elif grader.startswith("judge:"):
+        text += (f". This grader judged only what the rules left undecided: "
+                 f"'cascade:{grader[len('judge:'):]}' covers every answer.")
+    else:
+        text += ". They are judge_failed or not yet judged: re-run with --judge and --retry-failed."
     return Text(text, style="yellow")
 
 
