@@ -104,8 +104,7 @@ def coverage_note(report: dict[str, Any]) -> Text:
     if not cov["n_undecided"]:
         return Text(text + "; none undecided", style="dim")
     overall = report["accuracy"]["overall"]
-    text += (f"; {cov['n_undecided']} undecided, counted as not right in every figure above "
-             "and below")
+    text += f"; {cov['n_undecided']} undecided, counted as not right in every figure below"
     if overall:
         text += (f" (were they all right, the overall accuracy would be "
                  f"{pct(overall['accuracy_max'])}% instead of {pct(overall['accuracy'])}%)")
