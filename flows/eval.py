@@ -126,10 +126,11 @@ def judge_task(cfg: RunConfig, judge: str, retry_failed: bool, in_flight: int) -
     items = bench.load(resolve_data_dir(cfg.data_dir)).by_id()
     jrun, requests = judging.prepare(store, bench, items, cfg.run_id, judge, retry_failed)
     counts = send(
-        store, jrun, judge,
-        lambda: judging.VerdictChecked(get_backend(judge, timeout_s=cfg.request_timeout,
+        store, jrun, judging.backend_spec(judge),
+        lambda: judging.VerdictChecked(get_backend(judging.backend_spec(judge),
+                                                   timeout_s=cfg.request_timeout,
                                                    triton_url=cfg.triton_url),
-                                       judging.judge_of(bench).parse),
+                                       judging.judge_of(bench, judge).parse),
         requests, in_flight=in_flight)
     result = judging.write_verdicts(store, bench, cfg.run_id, judge)
     store.finish_run(jrun, "completed" if not (result["judge_failed"] or result["infra_failed"])
@@ -202,8 +203,8 @@ def eval_flow(benchmark: str, model: str = "baseline:random",
         raise MathprobeError(f"--setting {setting!r}: {benchmark} has {', '.join(bench.settings)}")
     check_backend(model)                       # fail fast on a bad --model or missing key
     if judge is not None:
-        judging.judge_of(bench)
-        check_backend(judge)
+        judging.judge_of(bench, judge)         # its options too
+        check_backend(judging.backend_spec(judge))
     params = dict(bench.default_params)
     params.update({k: v for k, v in (("temperature", temperature), ("max_tokens", max_tokens))
                    if v is not None})
