@@ -150,6 +150,8 @@ _COLUMN_KEY = re.compile(r"\s+(PRIMARY\s+KEY|UNIQUE)\b", re.I)
 _NEXTVAL = re.compile(r"\s+DEFAULT\s+nextval\s*\([^)]*\)", re.I)
 _SEQUENCE = re.compile(r"^\s*CREATE\s+(OR\s+REPLACE\s+)?SEQUENCE\b", re.I)
 _CREATE_TABLE = re.compile(r"^\s*CREATE\s+(OR\s+REPLACE\s+)?TABLE\b", re.I)
+_CREATE_VIEW = re.compile(r"^\s*CREATE\s+(?:OR\s+REPLACE\s+)?VIEW\s+(\w+)", re.I)
+_COMMENT_COLUMN = re.compile(r"^\s*COMMENT\s+ON\s+COLUMN\s+(\w+)\.", re.I)
 
 
 _STRING_OR_COMMENT = re.compile(r"'(?:[^']|'')*'|--[^\n]*")
@@ -175,10 +177,18 @@ def adapt_ddl(statement: str) -> str | None:
 
 
 def statements(sql_texts: Sequence[str]) -> list[str]:
-    """The statements of the store's SQL files, adapted for DuckLake."""
-    out = []
+    """The statements of the store's SQL files, adapted for DuckLake. DuckLake 1.5.5 keeps
+    comments on tables, views and table columns but refuses them on a view's columns ("it is
+    not a table"): those are left out of a lake (the file store has them, `COMMENT ON VIEW` says
+    what the view is in both)."""
+    out, views = [], set()
     for text in sql_texts:
         for st in duckdb.extract_statements(text):
+            body = _without_comments(st.query)
+            if m := _CREATE_VIEW.match(body):
+                views.add(m.group(1).lower())
+            if (m := _COMMENT_COLUMN.match(body)) and m.group(1).lower() in views:
+                continue
             adapted = adapt_ddl(st.query)
             if adapted and adapted.strip():
                 out.append(adapted)
