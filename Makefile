@@ -8,7 +8,15 @@ STAMP := $(VENV)/.installed
 MATHPROBE_DATA_DIR ?= $(abspath $(firstword $(wildcard ../shared/data /work/shared/data) ../shared/data))
 export MATHPROBE_DATA_DIR
 
-.PHONY: install demo test bench clean
+.PHONY: install demo test bench clean postgres
+
+# PostgreSQL server binaries for the DuckLake / Prefect-on-PostgreSQL tests (deploy/postgres.sh
+# starts a server of their own): Debian's `postgresql` package, installed when none is there.
+SUDO := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
+postgres:
+	@ls /usr/lib/postgresql/*/bin/pg_ctl >/dev/null 2>&1 || command -v pg_ctl >/dev/null 2>&1 || \
+	  { $(SUDO) apt-get update -qq && DEBIAN_FRONTEND=noninteractive $(SUDO) apt-get install -y -qq \
+	      --no-install-recommends postgresql >/dev/null; }
 
 $(STAMP): pyproject.toml constraints.txt
 	test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
@@ -21,11 +29,12 @@ install: $(STAMP)
 demo: $(STAMP)
 	$(BIN)/mathprobe demo
 
-test: $(STAMP)
+test: $(STAMP) postgres
 	$(BIN)/python -m pytest -q
 
-bench: $(STAMP)
+bench: $(STAMP) postgres
 	$(BIN)/python benchmarks/wemath_views.py
+	$(BIN)/python benchmarks/lake.py
 
 clean:
 	rm -rf $(VENV) *.egg-info .pytest_cache

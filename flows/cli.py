@@ -79,11 +79,16 @@ _DEBUG = threading.Event()
 
 DataDir = Annotated[Optional[Path], typer.Option(
     "--data-dir", help="Folder holding one folder per benchmark (default: $MATHPROBE_DATA_DIR).")]
-Db = Annotated[Path, typer.Option("--db", help="DuckDB file (created if absent).")]
+Db = Annotated[str, typer.Option("--db", help="DuckDB file (created if absent), or a shared "
+                                  "DuckLake store: ducklake:sqlite:FILE or "
+                                  "'ducklake:postgres:dbname=NAME host=HOST'.")]
+DataPath = Annotated[Optional[str], typer.Option(
+    "--data-path", help="Where a new DuckLake store keeps its Parquet files (a folder or an "
+    "object store URL; default for ducklake:sqlite:FILE: FILE.files/).")]
 RunId = Annotated[str, typer.Option("--run-id", help="Run id; reuse it to resume a run.")]
 Benchmark = Annotated[str, typer.Option("--benchmark", help=f"One of: {BENCHMARKS_HELP}.")]
 
-DEMO_DB = Path("out/demo.duckdb")
+DEMO_DB = "out/demo.duckdb"
 
 
 @app.command("import")
@@ -94,6 +99,7 @@ def import_(
     db: Db,
     fmt: Annotated[str, typer.Option("--format", help="Only 'official' for now.")] = "official",
     data_dir: DataDir = None,
+    data_path: DataPath = None,
 ) -> None:
     """Load responses produced elsewhere, grade them, and fill every view."""
     from tasks import registry
@@ -104,8 +110,8 @@ def import_(
         raise MathprobeError(f"--format {fmt!r}: only 'official' (the authors' result format)")
     preflight.check_run_id(run_id)
     bench = preflight.benchmark(benchmark)
-    preflight.store_path(db)
-    store = open_store(db)
+    preflight.store_path(db, data_path)
+    store = open_store(db, data_path)
     counts = import_official(store, bench, registry.resolve_data_dir(data_dir), file, run_id)
     err.print(f"imported {file} into run {run_id}: {counts['new']} new responses, "
               f"{counts['already_stored']} already stored, {counts['missing']} without a response")
@@ -138,6 +144,7 @@ def run(
     judge: Annotated[Optional[str], typer.Option("--judge", help="BACKEND:NAME of a judge for "
                                                  "what the rules leave undecided (CMMaTH).")] = None,
     as_json: Annotated[bool, typer.Option("--json", help="Print the report as JSON.")] = False,
+    data_path: DataPath = None,
 ) -> None:
     """Run the `eval` flow locally and print the report. The same --run-id resumes."""
     from tasks.runs import preflight
@@ -145,7 +152,7 @@ def run(
     preflight.check_eval(benchmark=benchmark, model=model, setting=setting, run_id=run_id,
                          db=db, data_dir=data_dir, limit=limit, concurrency=concurrency,
                          max_cost=max_cost, temperature=temperature, max_tokens=max_tokens,
-                         request_timeout=request_timeout, judge=judge)
+                         request_timeout=request_timeout, judge=judge, data_path=data_path)
     eval_flow = _flow("eval", "eval_flow")
     with progress_bar():
         report = eval_flow(benchmark=benchmark, model=model, setting=setting, run_id=run_id,
@@ -153,7 +160,7 @@ def run(
                            limit=limit, concurrency=concurrency, retry_failed=retry_failed,
                            max_cost=max_cost, temperature=temperature, max_tokens=max_tokens,
                            request_timeout=request_timeout, triton_url=triton_url,
-                           judge=judge)
+                           judge=judge, data_path=data_path)
     _emit(report, as_json)
     raise typer.Exit(run_exit_code(report))
 
@@ -216,8 +223,9 @@ def report(
     """Print the paper-style tables of a stored run."""
     from tasks import reports
     from tasks.store import open_store
+    from tasks.store.location import parse
 
-    if not db.is_file():
+    if not parse(db).exists():
         raise MathprobeError(f"{db}: no such DuckDB file")
     store = open_store(db, read_only=True)      # writes nothing: a read-only or full disk is fine
     if store.stale_views:
@@ -231,14 +239,20 @@ def sql(
     query: Annotated[str, typer.Argument(help="SQL to run, e.g. 'FROM wemath_four_dimensional'.")],
     db: Db,
 ) -> None:
-    """Query the DuckDB file read-only (the same as the duckdb CLI, without installing it)."""
+    """Query the store read-only (the same as the duckdb CLI, without installing it)."""
     import duckdb
 
     from tasks.store.errors import connect
+    from tasks.store.lake import connect as connect_lake
+    from tasks.store.location import parse
 
-    if not db.is_file():
+    loc = parse(db)
+    if not loc.exists():
         raise MathprobeError(f"{db}: no such DuckDB file")
-    con = connect(str(db), read_only=True)      # another process writing it: one clear line
+    if loc.is_lake:
+        con = connect_lake(loc, read_only=True)
+    else:
+        con = connect(loc.target, read_only=True)   # another process writing it: one clear line
     try:
         con.sql(query).show(max_width=10_000, max_rows=200)
     except duckdb.Error as exc:
@@ -409,14 +423,13 @@ def judge_audit(
     from rich.table import Table
 
     from tasks import registry
-    from tasks.store import open_store
-
     from tasks.runs import preflight
+    from tasks.store import open_store
 
     preflight.check_counts(limit=limit, concurrency=concurrency)
     bench = registry.with_judge_audit(preflight.benchmark(benchmark).name if benchmark else None)
     if judge is not None:
-        preflight.model(judge, "--judge")
+        preflight.check_judge(bench, judge)
     preflight.store_path(db)
     preflight.data(bench, data_dir)
     store = open_store(db)
@@ -435,6 +448,31 @@ def judge_audit(
     for r in rows:
         table.add_row(*(f"{r[c]:.3f}" if isinstance(r[c], float) else str(r[c]) for c in cols))
     Console().print(table)
+
+
+store_app = typer.Typer(help="Stores: move runs between a DuckDB file and a DuckLake.",
+                        no_args_is_help=True)
+app.add_typer(store_app, name="store")
+
+
+@store_app.command("copy")
+def store_copy(
+    src: Annotated[str, typer.Argument(help="The store to copy from (file or ducklake:...).")],
+    dst: Annotated[str, typer.Argument(help="The store to copy into (created if absent).")],
+    run_ids: Annotated[Optional[list[str]], typer.Option("--run-id", help="Only this run "
+                                                         "(repeatable); default: every run.")] = None,
+    data_path: DataPath = None,
+) -> None:
+    """Copy runs (responses, verdicts, log-probabilities, probe scores, and the items and
+    reference tables their views need) from SRC to DST. Runs DST already has are skipped."""
+    from tasks.store import open_store
+    from tasks.store.copy import copy_runs
+    from tasks.store.location import parse
+
+    out = copy_runs(parse(src), open_store(dst, data_path), run_ids)
+    err.print(f"copied {len(out['copied'])} run(s) ({out['responses']} responses) from {src} "
+              f"to {dst}" + (f"; skipped {len(out['skipped'])} already there: "
+                             f"{', '.join(out['skipped'])}" if out["skipped"] else ""))
 
 
 triton_app = typer.Typer(help="Triton Inference Server: serve the model repository, build a "

@@ -131,10 +131,11 @@ def judge_task(cfg: RunConfig, judge: str, retry_failed: bool, in_flight: int) -
     items = bench.load(resolve_data_dir(cfg.data_dir)).by_id()
     jrun, requests = judging.prepare(store, bench, items, cfg.run_id, judge, retry_failed)
     counts = send(
-        store, jrun, judge,
-        lambda: judging.VerdictChecked(get_backend(judge, timeout_s=cfg.request_timeout,
+        store, jrun, judging.backend_spec(judge),
+        lambda: judging.VerdictChecked(get_backend(judging.backend_spec(judge),
+                                                   timeout_s=cfg.request_timeout,
                                                    triton_url=cfg.triton_url),
-                                       judging.judge_of(bench).parse),
+                                       judging.judge_of(bench, judge).parse),
         requests, in_flight=in_flight)
     if store.write_failure():                  # the flow says it (check_writes)
         return {}
@@ -165,8 +166,12 @@ def eval_flow(benchmark: str, model: str = "baseline:random",
               limit: int | None = None, concurrency: int = 16, retry_failed: bool = False,
               max_cost: float | None = None, temperature: float | None = None,
               max_tokens: int | None = None, request_timeout: float | None = None,
-              triton_url: str | None = None, judge: str | None = None) -> dict[str, Any]:
+              triton_url: str | None = None, judge: str | None = None,
+              data_path: str | None = None) -> dict[str, Any]:
     """Evaluate `model` on `benchmark`, store every response in `db`, return the report.
+
+    `db` is a DuckDB file or a shared DuckLake store (`ducklake:sqlite:FILE`,
+    `ducklake:postgres:dbname=... host=...`); `data_path` is where a new lake keeps its files.
 
     Re-running the same run id resumes it; `retry_failed` re-drives only failed calls;
     `max_cost` (USD) stops issuing requests once the run has spent that much; `triton_url`
@@ -177,15 +182,15 @@ def eval_flow(benchmark: str, model: str = "baseline:random",
         benchmark=benchmark, model=model, setting=setting, run_id=run_id, db=db,
         data_dir=data_dir, limit=limit, concurrency=concurrency, max_cost=max_cost,
         temperature=temperature, max_tokens=max_tokens, request_timeout=request_timeout,
-        judge=judge)
+        judge=judge, data_path=data_path)
     check_backend(model)                       # builds the client: a Secret block is read here
     if judge is not None:
-        check_backend(judge)
+        check_backend(judging.backend_spec(judge))
     cfg = RunConfig(benchmark=benchmark, model=model, setting=plan.setting, run_id=plan.run_id,
                     db=db, data_dir=str(plan.data_dir), params=plan.params,
                     concurrency=concurrency, request_timeout=request_timeout,
                     triton_url=triton_url)
-    store = open_store(cfg.db)
+    store = open_store(cfg.db, data_path)
     with LogProgress(cfg.run_id):              # notes, counts and failures in the Prefect log
         repair_dead_runs(store, cfg.run_id)
         todo = prepare_task(cfg, limit, retry_failed)

@@ -16,11 +16,12 @@ from __future__ import annotations
 import hashlib
 from abc import ABC, abstractmethod
 from collections.abc import Callable, Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, ClassVar, Protocol
 
-from tasks.items import Completion, Item, Request
+from tasks.errors import MathprobeError
+from tasks.items import Chat, Completion, Item, Request
 from tasks.paths import SQL_DIR
 from tasks.sampling import stratified_sample
 
@@ -53,6 +54,17 @@ def fingerprint(*paths: Path, extra: str = "") -> str:
         h.update(str(p).encode())
     h.update(extra.encode())
     return h.hexdigest()
+
+
+@dataclass(frozen=True)
+class OfficialRow:
+    """A row of a result file in the authors' format that carries more than the response:
+    verdicts made elsewhere (e.g. the authors' own judge), by grader name. `mathprobe import`
+    stores them as they are, beside the rule graders' verdicts; a verdict whose `correct` is
+    None is left out (undecided). A plain `(item, response)` pair is a row without verdicts."""
+    item: Item
+    response: str | None
+    verdicts: Mapping[str, Grade] = field(default_factory=dict)
 
 
 class Report(Protocol):
@@ -93,6 +105,15 @@ class Judge(ABC):
     @abstractmethod
     def parse(self, text: str | None) -> bool | None:
         """The judge's verdict in its reply; None when it gave none (stored `judge_failed`)."""
+
+    def configured(self, options: Mapping[str, str]) -> Judge:
+        """This judge with the options a user wrote after '#' in `--judge BACKEND:NAME#k=v,...`
+        (e.g. another prompt format for a judge served from another checkpoint). The default
+        takes none: any option is an error."""
+        if options:
+            raise MathprobeError(f"--judge: this benchmark's judge takes no options "
+                                 f"(got {', '.join(sorted(options))})")
+        return self
 
     def audit(self, store: Store, data_dir: Path, *, audit_id: str, judge: str | None,
               concurrency: int, limit: int | None) -> list[dict[str, Any]]:
@@ -184,8 +205,11 @@ class Benchmark(ABC):
 
     # -- asking -------------------------------------------------------------------------------
     @abstractmethod
-    def prompt(self, item: Item, setting: str) -> str:
-        """The prompt of `item` under `setting` (a setting it does not know: ValueError)."""
+    def prompt(self, item: Item, setting: str) -> str | Chat:
+        """The prompt of `item` under `setting` (a setting it does not know: ValueError): a
+        string (one user turn), or a `Chat` (prior user / assistant turns, then the final user
+        turn). Chat backends send a chat's turns as messages; backends that take one text get
+        them flattened (`tasks.backends.flatten`)."""
 
     def request_image(self, item: Item, setting: str) -> str | None:
         """The path of the image a request carries (default: the item's image, if any)."""
@@ -200,9 +224,11 @@ class Benchmark(ABC):
 
     # -- results made elsewhere, reports, probes ------------------------------------------------
     @abstractmethod
-    def read_official_results(self, path: Path, dataset: Dataset) -> list[tuple[Item, str | None]]:
+    def read_official_results(self, path: Path, dataset: Dataset
+                              ) -> Sequence[tuple[Item, str | None] | OfficialRow]:
         """A response file in the authors' result format, as (item, response) pairs (an item
-        may carry the file's own gold answer). Bad rows: DataError naming file, row and field."""
+        may carry the file's own gold answer), or `OfficialRow`s where the file also carries
+        verdicts made elsewhere. Bad rows: DataError naming file, row and field."""
 
     @property
     @abstractmethod
@@ -218,5 +244,5 @@ class Benchmark(ABC):
         return f"<benchmark {self.name}>"
 
 
-__all__ = ["Benchmark", "Columns", "Completion", "Dataset", "FunctionReport", "Grade", "Judge",
-           "Probe", "Report", "fingerprint"]
+__all__ = ["Benchmark", "Chat", "Columns", "Completion", "Dataset", "FunctionReport", "Grade",
+           "Judge", "OfficialRow", "Probe", "Report", "fingerprint"]

@@ -1,7 +1,8 @@
 """The objects that travel between adapters, backends and the store.
 
-An `Item` is a benchmark row as loaded; a `Request` is exactly what a backend is asked (its
-content hash is the cache and resume key); a `Completion` is what came back, failures included.
+An `Item` is a benchmark row as loaded; a `Chat` is a prompt with prior conversation turns (e.g.
+few-shot exemplars sent as user / assistant turns); a `Request` is exactly what a backend is asked
+(its content hash is the cache and resume key); a `Completion` is what came back, failures included.
 """
 from __future__ import annotations
 
@@ -28,6 +29,30 @@ class Item:
     payload: dict[str, Any] = field(default_factory=dict, compare=False, hash=False)
 
 
+ROLES = ("user", "assistant")
+Turn = tuple[str, str]               # (role, content), role in ROLES
+
+
+@dataclass(frozen=True)
+class Chat:
+    """A prompt that is a conversation: prior `turns` (user, assistant, user, assistant, ...:
+    pairs that open with a user turn and close with an assistant turn), then the final user turn
+    `prompt`, which the model answers. What a benchmark's `prompt()` returns when a plain string
+    is not enough (e.g. few-shot exemplars as chat turns)."""
+    turns: tuple[Turn, ...]
+    prompt: str
+
+    def __post_init__(self):
+        for n, turn in enumerate(self.turns):
+            if (not isinstance(turn, tuple) or len(turn) != 2 or turn[0] != ROLES[n % 2]
+                    or not isinstance(turn[1], str)):
+                raise ValueError(f"turn {n + 1} of a chat must be ({ROLES[n % 2]!r}, text), "
+                                 f"got {turn!r}")
+        if len(self.turns) % 2:
+            raise ValueError("a chat's prior turns must end with an assistant turn (the final "
+                             "user turn is `prompt`)")
+
+
 @dataclass(frozen=True)
 class Request:
     item_id: str
@@ -37,14 +62,21 @@ class Request:
     image: bytes | None = field(default=None, repr=False)
     choices: tuple[str, ...] = ()
     system: str | None = None        # a system prompt (e.g. a judge's instructions)
+    # prior conversation turns before the final user turn `prompt` (see `Chat`); () for a
+    # single-turn prompt
+    turns: tuple[Turn, ...] = ()
 
     @cached_property
     def request_hash(self) -> str:
-        """Content hash of everything that determines the answer: model, params, prompt, image."""
+        """Content hash of everything that determines the answer: model, params, prompt, image,
+        and the system prompt and prior turns where there are any. A request without them hashes
+        exactly as before they existed, so stores made earlier resume without asking again."""
         h = hashlib.sha256()
         content = {"model": self.model, "params": self.params, "prompt": self.prompt}
         if self.system is not None:
             content["system"] = self.system
+        if self.turns:
+            content["turns"] = [list(t) for t in self.turns]
         h.update(json.dumps(content, sort_keys=True, ensure_ascii=False).encode())
         if self.image is not None:
             h.update(b"\0image\0")

@@ -58,14 +58,35 @@ SELECT run_id, grader, system, level, concept,
 FROM by_level
 GROUP BY run_id, grader, system, level, concept;
 
--- Mean concept accuracy over all runs in the store (paper Fig. 5: a concept's accuracy
--- averaged across the evaluated models), per grader. Ordered: the same bits every time.
+-- The runs behind the mean concept accuracy (paper Fig. 5, which averages over models): zero-shot
+-- runs only (setting 'zs'; never chain-of-thought, few-shot, probe or imported runs, whose prompt
+-- is not zero-shot or not known), one per model and system: the run with the most graded
+-- problems of that system, then the latest started, then the first by run id.
+CREATE OR REPLACE VIEW conceptmath_mean_concept_runs AS
+SELECT a.grader, r.model, a.system, a.run_id, a.n, r.started_at
+FROM conceptmath_accuracy a
+JOIN runs r ON r.run_id = a.run_id
+WHERE r.setting = 'zs'
+QUALIFY row_number() OVER (PARTITION BY a.grader, r.model, a.system
+                           ORDER BY a.n DESC, r.started_at DESC, a.run_id) = 1;
+
+-- Mean concept accuracy (paper Fig. 5): a concept's accuracy averaged across models, each model
+-- by its chosen zero-shot run (conceptmath_mean_concept_runs), per grader. Ordered: the same
+-- bits every time.
 CREATE OR REPLACE VIEW conceptmath_mean_concept_accuracy AS
-SELECT grader, system, level, concept,
-       count(DISTINCT run_id)                      AS n_runs,
-       avg(accuracy ORDER BY run_id)               AS mean_accuracy
-FROM conceptmath_concept_accuracy
-GROUP BY grader, system, level, concept;
+SELECT c.grader, c.system, c.level, c.concept,
+       count(*)                                    AS n_models,
+       avg(c.accuracy ORDER BY m.model)            AS mean_accuracy
+FROM conceptmath_concept_accuracy c
+JOIN conceptmath_mean_concept_runs m
+  ON m.run_id = c.run_id AND m.grader = c.grader AND m.system = c.system
+GROUP BY c.grader, c.system, c.level, c.concept;
+
+COMMENT ON VIEW conceptmath_mean_concept_runs IS 'The run chosen per (grader, model, system) for the mean concept accuracy: zero-shot runs only, the one with the most graded problems, then the latest started, then by run id.';
+COMMENT ON COLUMN conceptmath_mean_concept_runs.n IS 'Graded problems of the system in the chosen run.';
+COMMENT ON VIEW conceptmath_mean_concept_accuracy IS 'Paper Fig. 5: each concept''s accuracy averaged over models, one zero-shot run per model and system (conceptmath_mean_concept_runs).';
+COMMENT ON COLUMN conceptmath_mean_concept_accuracy.n_models IS 'Models averaged (one zero-shot run each).';
+COMMENT ON COLUMN conceptmath_mean_concept_accuracy.mean_accuracy IS 'Unweighted mean over the models of the concept''s accuracy, a fraction in [0, 1].';
 
 -- The lowest concepts of a run ("unmastered", paper Sec. 4), ranked within the run's system
 -- and level: rank 1 = lowest accuracy; ties go to the concept with more problems, then by name.

@@ -12,6 +12,9 @@ WHERE r.benchmark = 'conceptmath';
 
 -- MIN-K% (Shi et al. 2023) per question: the mean of the K% = 10% lowest token
 -- log-probabilities of the question (at least one token). Higher: more likely seen in training.
+-- `min_k` is Shi et al.'s MIN-K% PROB as they define it, a mean log-probability (<= 0);
+-- `min_k_prob` = exp(min_k), the same on the probability scale (0, 1]: the geometric mean of
+-- those tokens' probabilities, monotone in min_k (same order), higher still more likely seen.
 CREATE OR REPLACE VIEW conceptmath_mink_items AS
 WITH scored AS (
     SELECT c.run_id, c.item_id, t.logprob,
@@ -20,23 +23,31 @@ WITH scored AS (
     FROM current_responses c
     JOIN token_logprobs t ON t.response_id = c.response_id AND t.kind = 'prompt'
     WHERE c.status = 'ok'
+), per_item AS (
+    SELECT run_id, item_id,
+           any_value(n_tokens)                                       AS n_tokens,
+           greatest(1, floor(0.1 * any_value(n_tokens)))::INTEGER    AS k,
+           avg(logprob ORDER BY rk) FILTER (rk <= greatest(1, floor(0.1 * n_tokens))) AS min_k
+    FROM scored
+    GROUP BY run_id, item_id
 )
-SELECT run_id, item_id,
-       any_value(n_tokens)                                       AS n_tokens,
-       greatest(1, floor(0.1 * any_value(n_tokens)))::INTEGER    AS k,
-       avg(logprob ORDER BY rk) FILTER (rk <= greatest(1, floor(0.1 * n_tokens))) AS min_k
-FROM scored
-GROUP BY run_id, item_id;
+SELECT run_id, item_id, n_tokens, k, min_k, exp(min_k) AS min_k_prob
+FROM per_item;
 
--- Paper Table 3, per system: mean Rouge-L of continuations, mean MIN-K%.
+-- Paper Table 3, per system: mean Rouge-L F of the continuations (as a fraction, and x100 as the
+-- paper prints it); mean MIN-K% (as a mean log-probability, and on the probability scale).
 CREATE OR REPLACE VIEW contamination_rouge AS
-SELECT s.run_id, p.system, count(*) AS n, avg(s.score ORDER BY s.item_id) AS rouge_l
+SELECT s.run_id, p.system, count(*) AS n,
+       avg(s.score ORDER BY s.item_id)          AS rouge_l,
+       100 * avg(s.score ORDER BY s.item_id)    AS rouge_l_x100
 FROM probe_scores s JOIN conceptmath_probe_items p USING (run_id, item_id)
 WHERE s.probe = 'rouge_l'
 GROUP BY s.run_id, p.system;
 
 CREATE OR REPLACE VIEW contamination_mink AS
-SELECT m.run_id, p.system, count(*) AS n, avg(m.min_k ORDER BY m.item_id) AS min_k
+SELECT m.run_id, p.system, count(*) AS n,
+       avg(m.min_k ORDER BY m.item_id)          AS min_k,
+       avg(m.min_k_prob ORDER BY m.item_id)     AS min_k_prob
 FROM conceptmath_mink_items m JOIN conceptmath_probe_items p USING (run_id, item_id)
 GROUP BY m.run_id, p.system;
 
@@ -50,19 +61,23 @@ SELECT run_id, item_id, system, 3, cate0 || '/' || cate1 || '/' || cate2 FROM co
 
 CREATE OR REPLACE VIEW contamination_rouge_concept AS
 SELECT s.run_id, c.system, c.level, c.concept, count(*) AS n,
-       avg(s.score ORDER BY s.item_id) AS rouge_l
+       avg(s.score ORDER BY s.item_id)          AS rouge_l,
+       100 * avg(s.score ORDER BY s.item_id)    AS rouge_l_x100
 FROM probe_scores s JOIN conceptmath_probe_item_concepts c USING (run_id, item_id)
 WHERE s.probe = 'rouge_l'
 GROUP BY s.run_id, c.system, c.level, c.concept;
 
 CREATE OR REPLACE VIEW contamination_mink_concept AS
 SELECT m.run_id, c.system, c.level, c.concept, count(*) AS n,
-       avg(m.min_k ORDER BY m.item_id) AS min_k
+       avg(m.min_k ORDER BY m.item_id)          AS min_k,
+       avg(m.min_k_prob ORDER BY m.item_id)     AS min_k_prob
 FROM conceptmath_mink_items m JOIN conceptmath_probe_item_concepts c USING (run_id, item_id)
 GROUP BY m.run_id, c.system, c.level, c.concept;
 
 -- Paper Tables 6/8/9: concept classification per system. MRR = mean reciprocal rank of the
--- true level-2 concept in the model's ranking (0 when absent); top-1 = share ranked first.
+-- true level-2 concept in the model's ranking (0 when absent); top-1 = share ranked first. Open
+-- models rank the concepts, listed as options A, B, ..., by the likelihood of each label; API
+-- models reply with a ranked list.
 CREATE OR REPLACE VIEW conceptmath_classification AS
 SELECT s.run_id, p.system, count(*) AS n,
        avg(s.score ORDER BY s.item_id)            AS mrr,
@@ -70,3 +85,13 @@ SELECT s.run_id, p.system, count(*) AS n,
 FROM probe_scores s JOIN conceptmath_probe_items p USING (run_id, item_id)
 WHERE s.probe = 'reciprocal_rank'
 GROUP BY s.run_id, p.system;
+
+COMMENT ON VIEW conceptmath_mink_items IS 'MIN-K% (Shi et al. 2023, K = 10%, at least one token) of each scored question.';
+COMMENT ON COLUMN conceptmath_mink_items.min_k IS 'Mean log-probability of the K% least likely tokens of the question (Shi et al.''s MIN-K% PROB); higher: more likely seen.';
+COMMENT ON COLUMN conceptmath_mink_items.min_k_prob IS 'exp(min_k): the geometric mean probability of those tokens, in (0, 1]; the same order as min_k.';
+COMMENT ON VIEW contamination_rouge IS 'Paper Table 3 (Rouge): mean Rouge-L F of the continuations of the questions'' first halves, per system.';
+COMMENT ON COLUMN contamination_rouge.rouge_l IS 'Mean Rouge-L F-measure, a fraction in [0, 1].';
+COMMENT ON COLUMN contamination_rouge.rouge_l_x100 IS 'The same x100, as the paper''s Table 3 prints it.';
+COMMENT ON VIEW contamination_mink IS 'Paper Table 3 (Prob): mean MIN-K% of the questions, per system.';
+COMMENT ON COLUMN contamination_mink.min_k IS 'Mean over questions of MIN-K% as a mean log-probability (<= 0).';
+COMMENT ON COLUMN contamination_mink.min_k_prob IS 'Mean over questions of exp(MIN-K%), on the probability scale (0, 1].';

@@ -1,8 +1,13 @@
--- WE-MATH (Qiao et al. 2024). Layer 2: verdicts joined to the problem structure;
--- layer 3: the paper's figures, each written as the paper defines it.
+-- WE-MATH (Qiao et al. 2024). Layer 2: verdicts joined to the problem structure, whole problems
+-- only; layer 3: the paper's figures, each written as the paper defines it.
+--
+-- A problem counts only when every one of its questions has a verdict. A failed call
+-- (`infra_failed`, never graded) or a question not asked yet leaves its problem out of EVERY
+-- figure alike (N, S1-S3, the categories, the concepts), never counted as wrong; the report
+-- says how many (wemath_problem_coverage). `--retry-failed` brings them back.
 
 -- One row per graded question, with its place in the composite problem.
-CREATE OR REPLACE VIEW wemath_item_verdicts AS
+CREATE OR REPLACE VIEW wemath_question_verdicts AS
 SELECT iv.run_id, iv.grader, iv.item_id,
        i.group_id                                   AS problem_id,
        i.part                                       AS key,          -- 2steps_1 .. 3steps_multi
@@ -15,8 +20,7 @@ JOIN items i ON i.benchmark = 'wemath' AND i.item_id = iv.item_id
 WHERE iv.benchmark = 'wemath';
 
 -- One row per composite problem: its one-step results and its composite result. A problem is
--- complete when every one-step question and the composite question have a verdict (a failed
--- call leaves it incomplete; incomplete problems are left out of N, never counted as wrong).
+-- complete when every one-step question and the composite question have a verdict.
 CREATE OR REPLACE VIEW wemath_problem_verdicts AS
 SELECT run_id, grader, problem_id,
        any_value(steps)                              AS steps,
@@ -26,8 +30,30 @@ SELECT run_id, grader, problem_id,
        bool_or(correct)  FILTER (is_composite)       AS multi,
        count(*) FILTER (NOT is_composite) = any_value(steps)
          AND count(*) FILTER (is_composite) = 1      AS complete
-FROM wemath_item_verdicts
+FROM wemath_question_verdicts
 GROUP BY run_id, grader, problem_id;
+
+-- The questions every figure is computed from: those of complete problems only.
+CREATE OR REPLACE VIEW wemath_item_verdicts AS
+SELECT q.*
+FROM wemath_question_verdicts q
+JOIN wemath_problem_verdicts p USING (run_id, grader, problem_id)
+WHERE p.complete;
+
+-- Per run and problem: how many of its questions the run has answered (a response that counts:
+-- ok, refused or missing) and how many failed (infra_failed), whatever the grader. A problem
+-- the run asked anything of but has not answered whole is left out of every figure.
+CREATE OR REPLACE VIEW wemath_problem_coverage AS
+SELECT c.run_id, i.group_id                                       AS problem_id,
+       CAST(left(any_value(i.part), 1) AS INTEGER) + 1            AS n_questions,
+       count(*) FILTER (c.status IN ('ok', 'refused', 'missing'))  AS n_answered,
+       count(*) FILTER (c.status = 'infra_failed')                AS n_failed,
+       count(*) FILTER (c.status IN ('ok', 'refused', 'missing'))
+         = CAST(left(any_value(i.part), 1) AS INTEGER) + 1        AS complete
+FROM current_responses c
+JOIN runs r ON r.run_id = c.run_id AND r.benchmark = 'wemath'
+JOIN items i ON i.benchmark = 'wemath' AND i.item_id = c.item_id
+GROUP BY c.run_id, i.group_id;
 
 -- The four-dimensional metric (paper, Sec. 3.2) with the score's weights as parameters:
 --   IK = not all(subs) and not multi          IG = all(subs) and not multi
@@ -65,7 +91,7 @@ CREATE OR REPLACE VIEW wemath_four_dimensional AS
 SELECT * FROM wemath_four_dimensional_scored();
 
 -- Paper Table 1, first columns: S1 over all one-step questions, S2/S3 over the composite
--- questions of two- and three-step problems.
+-- questions of two- and three-step problems (of complete problems, as every figure).
 CREATE OR REPLACE VIEW wemath_step_accuracy AS
 SELECT run_id, grader,
        avg(correct::INTEGER) FILTER (NOT is_composite)             AS s1,
@@ -96,3 +122,11 @@ SELECT ca.run_id, ca.grader,
 FROM wemath_concept_accuracy ca
 JOIN wemath_knowledge k ON k.leaf = ca.concept
 GROUP BY ca.run_id, ca.grader, k.root2;
+
+COMMENT ON VIEW wemath_question_verdicts IS 'Every graded WE-MATH question of a run, with its problem, key, steps and leaf concept; complete or not.';
+COMMENT ON VIEW wemath_problem_verdicts IS 'Per run, grader and composite problem: its one-step results (all / any right), its composite result, and whether every question has a verdict (complete).';
+COMMENT ON VIEW wemath_item_verdicts IS 'The graded questions of complete problems only: what every WE-MATH figure (N, S1-S3, categories, concepts) is computed from.';
+COMMENT ON VIEW wemath_problem_coverage IS 'Per run and problem: questions it has, answered, failed (infra_failed); an incomplete problem is left out of every figure.';
+COMMENT ON COLUMN wemath_problem_coverage.n_questions IS 'Questions of the problem: its 2 or 3 one-step questions and the composite one.';
+COMMENT ON COLUMN wemath_problem_coverage.n_answered IS 'Questions with a response that counts (ok, refused or missing: graded).';
+COMMENT ON COLUMN wemath_problem_coverage.n_failed IS 'Questions whose call failed (infra_failed): never graded, re-asked by --retry-failed.';

@@ -38,10 +38,13 @@ class AnthropicMessages:
         if request.system:
             params["system"] = request.system
 
+        messages = [{"role": role, "content": text} for role, text in request.turns]
+        messages.append({"role": "user", "content": content})
+
         async def attempt() -> Completion:
             try:
                 resp = await self.client.messages.create(
-                    model=self.model, messages=[{"role": "user", "content": content}], **params)
+                    model=self.model, messages=messages, **params)
                 text = "".join(b.text for b in resp.content if getattr(b, "type", None) == "text")
                 status = "refused" if resp.stop_reason == "refusal" else "ok"
                 if status == "ok":

@@ -1,5 +1,7 @@
 """`openai:<model>`: the official SDK's async chat completions, for OpenAI and any server that
-speaks its wire format (vLLM, SGLang, gateways) via OPENAI_BASE_URL. Images go as data URLs."""
+speaks its wire format (vLLM, SGLang, gateways) via OPENAI_BASE_URL. Images go as data URLs; a
+chat's prior turns go as messages. The text completions API serves what needs a raw text
+continued (`continue_text`) or scored (`score`)."""
 from __future__ import annotations
 
 import base64
@@ -44,7 +46,8 @@ class OpenAIChat:
                             "image_url": {"url": f"data:{image_mime(request.image)};base64,{b64}"}})
         content.append({"type": "text", "text": request.prompt})
         system = [{"role": "system", "content": request.system}] if request.system else []
-        return system + [{"role": "user", "content": content}]
+        prior = [{"role": role, "content": text} for role, text in request.turns]
+        return system + prior + [{"role": "user", "content": content}]
 
     async def complete(self, request: Request) -> Completion:
         messages = self._messages(request)
@@ -65,6 +68,28 @@ class OpenAIChat:
                                   input_tokens=usage.prompt_tokens if usage else None,
                                   output_tokens=usage.completion_tokens if usage else None)
             except Exception as exc:   # every SDK failure becomes Transient or Permanent
+                raise classify_sdk_error(openai, exc) from exc
+
+        return await call_with_retries(attempt, self.policy)
+
+    async def continue_text(self, request: Request) -> Completion:
+        """The text completions API (`/v1/completions`, which vLLM and other OpenAI-compatible
+        servers serve): the model continues `request.prompt` exactly as given, with no chat
+        template and no instruction (the contamination probes' protocol)."""
+        params = sdk_kwargs(self.client.completions.create, request.params)
+
+        async def attempt() -> Completion:
+            try:
+                resp = await self.client.completions.create(
+                    model=self.model, prompt=request.prompt, **params)
+                text = resp.choices[0].text
+                if text is None:
+                    raise ValueError("the response has no text")
+                usage = resp.usage
+                return Completion(text=text,
+                                  input_tokens=usage.prompt_tokens if usage else None,
+                                  output_tokens=usage.completion_tokens if usage else None)
+            except Exception as exc:
                 raise classify_sdk_error(openai, exc) from exc
 
         return await call_with_retries(attempt, self.policy)

@@ -8,11 +8,13 @@ TEMPERATURE -> TEXT, TOKENS, TOKEN_IDS, LOGPROBS, INPUT_TOKENS) and scores texts
 from __future__ import annotations
 
 import os
+from dataclasses import replace
 
 import numpy as np
 
 from tasks.backends.retry import (PermanentError, RetryPolicy, TransientError, call_with_retries,
                                   retried)
+from tasks.backends.transcript import flatten
 from tasks.items import Completion, Request
 
 DEFAULT_URL = "127.0.0.1:8001"
@@ -67,7 +69,7 @@ class TritonGenerate:
         return tensor
 
     async def complete(self, request: Request) -> Completion:
-        prompt = f"{request.system}\n\n{request.prompt}" if request.system else request.prompt
+        prompt = flatten(request)            # a chat's turns as one transcript
         inputs = [self._input("PROMPT", prompt.encode(), "BYTES")]
         if request.image is not None:
             inputs.append(self._input("IMAGE", request.image, "BYTES"))
@@ -91,6 +93,11 @@ class TritonGenerate:
                               token_logprobs=list(zip(tokens, ids, lps)))
 
         return await call_with_retries(attempt, self.policy)
+
+    async def continue_text(self, request: Request) -> Completion:
+        """Text generation from `request.prompt` exactly as given (no system prompt, no chat
+        turns): the model continues the text (the contamination probes' protocol)."""
+        return await self.complete(replace(request, system=None, turns=()))
 
     async def score(self, text: str, prefix: str = "") -> list[tuple[str, int, float]]:
         """(token, token_id, logprob) of each token of `text` after `prefix` (retried)."""

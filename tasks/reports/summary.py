@@ -31,10 +31,13 @@ def build(store: Store, run_id: str, grader: str | None = None) -> dict[str, Any
         # that left this run running is gone (its next write open records 'interrupted')
         summary["status"] = "interrupted"
     summary["priced"] = prices.is_priced(run["model"])
-    if grader is None:        # a judged run reports its cascade; otherwise the first rule grader
+    if grader is None:        # a judged run reports its cascade; an imported run the verdicts its
+        # file carried (e.g. the authors' judge); otherwise the first rule grader
         cascades = [g for (g,) in store.query("SELECT DISTINCT grader FROM verdicts WHERE run_id "
                                                "= ? AND grader LIKE 'cascade:%' ORDER BY 1", [run_id])]
-        grader = cascades[0] if cascades else bench.graders[0]
+        imported = store.query("SELECT CAST(params->'imported_verdicts'->>0 AS VARCHAR) "
+                               "FROM runs WHERE run_id = ?", [run_id])[0][0]
+        grader = cascades[0] if cascades else imported or bench.graders[0]
     judges = store.query_dicts(
         "SELECT run_id, model, n_items, n_ok, n_judge_failed, n_infra_failed, input_tokens, "
         "output_tokens, cost_usd FROM run_summary WHERE starts_with(run_id, ?) ORDER BY run_id",

@@ -18,7 +18,7 @@ from typing import Any
 from tasks.backends import Backend, get_backend, prices
 from tasks.contract import Benchmark
 from tasks.errors import StoreWriteError
-from tasks.items import Completion, Item, Request
+from tasks.items import Chat, Completion, Item, Request
 from tasks.runs import runtime
 from tasks.store import Store
 
@@ -33,11 +33,15 @@ def read_image(path: str) -> bytes:
 
 def build_request(bench: Benchmark, item: Item, model: str, setting: str,
                   params: dict[str, Any]) -> Request:
-    """The request for an item: the benchmark's prompt and the image it sends with it."""
+    """The request for an item: the benchmark's prompt (a string, or a chat whose prior turns
+    travel with the request) and the image it sends with it."""
     prompt = bench.prompt(item, setting)
+    turns: tuple = ()
+    if isinstance(prompt, Chat):
+        prompt, turns = prompt.prompt, prompt.turns
     path = bench.request_image(item, setting)
     return Request(item_id=item.item_id, model=model, prompt=prompt, params=params,
-                   image=read_image(path) if path else None, choices=item.choices)
+                   image=read_image(path) if path else None, choices=item.choices, turns=turns)
 
 
 def check_backend(spec: str) -> None:
@@ -132,6 +136,7 @@ def send(store: Store, run_id: str, spec: str, make_backend: Callable[[], Backen
     run's cap (`in_flight`) and the provider's, answers stored by the store's single writer.
     `make_backend` runs on that loop; `close` closes the backend afterwards."""
     from tasks.backends import parse_spec, provider_limit
+    from tasks.runs.limits import global_slot
 
     kind, _ = parse_spec(spec)
     writer = store.writer()
@@ -140,6 +145,9 @@ def send(store: Store, run_id: str, spec: str, make_backend: Callable[[], Backen
         backend = make_backend()
         limits = [runtime.semaphore("run", run_id, in_flight),
                   runtime.semaphore("provider", kind, provider_limit(spec))]
+        shared = await global_slot(kind)        # the provider's cap across all workers
+        if shared is not None:
+            limits.append(shared)
         try:
             return await respond(backend, requests, lambda rows: writer.submit(run_id, rows),
                                  limits=limits, budget=budget, on_done=on_done,

@@ -20,8 +20,10 @@ from tasks.backends import BACKENDS, KEY_ENV, parse_spec
 from tasks.backends.secrets import block_name, key_available
 from tasks.contract import Benchmark
 from tasks.errors import MathprobeError
+from tasks.runs import judging
 from tasks.store import RunSpec
 from tasks.store.duckdb_store import check_same_work, peek
+from tasks.store.location import parse
 
 
 def check_counts(**options: int | float | None) -> None:
@@ -91,9 +93,13 @@ def data(bench: Benchmark, data_dir: str | Path | None) -> Path:
     return path
 
 
-def store_path(db: str | Path) -> Path:
-    """A store file that can be created or opened: its folder exists or can be made."""
-    path = Path(db).expanduser()
+def store_path(db: str | Path, data_path: str | None = None) -> Path | None:
+    """A store that can be created or opened: a file (or a SQLite lake catalog) whose folder
+    exists or can be made; None for a PostgreSQL-catalogued lake (its server tells)."""
+    loc = parse(db, data_path)
+    if loc.is_lake and loc.catalog != "sqlite":
+        return None
+    path = Path(loc.target)
     if path.is_dir():
         raise MathprobeError(f"--db {db}: is a directory; name a file, e.g. {path / 'runs.duckdb'}")
     parent = path.resolve().parent
@@ -109,14 +115,23 @@ def backends_help() -> str:
     return ", ".join(BACKENDS.values())
 
 
+def check_judge(bench: Benchmark, judge: str) -> None:
+    """--judge BACKEND:NAME[#options]: the benchmark has a judge that knows the options, and
+    the backend passes `model`'s checks."""
+    judging.judge_of(bench, judge)
+    model(judging.backend_spec(judge), "--judge")
+
+
 def default_run_id(benchmark: str, model: str, setting: str) -> str:
     return re.sub(r"[^A-Za-z0-9._-]+", "-", f"{benchmark}-{model}-{setting}")
 
 
 def same_work(db: str | Path, spec: RunSpec) -> None:
-    """If the store already holds `spec.run_id` for other work, the error now (showing what
-    differs); also fails at once if another process is writing the store."""
-    if Path(db).is_file():
+    """If the store (a file; a lake's own check comes with its run) already holds
+    `spec.run_id` for other work, the error now (showing what differs); also fails at once if
+    another process is writing the file."""
+    loc = parse(db)
+    if not loc.is_lake and Path(loc.target).is_file():
         row = peek(db, "SELECT benchmark, model, setting, params FROM runs WHERE run_id = ?",
                    [spec.run_id])
         if row:
@@ -137,7 +152,8 @@ def check_eval(*, benchmark: str, model: str, setting: str | None, run_id: str |
                db: str | Path, data_dir: str | Path | None, limit: int | None = None,
                concurrency: int | None = None, max_cost: float | None = None,
                temperature: float | None = None, max_tokens: int | None = None,
-               request_timeout: float | None = None, judge: str | None = None) -> EvalPlan:
+               request_timeout: float | None = None, judge: str | None = None,
+               data_path: str | None = None) -> EvalPlan:
     """Every check of `mathprobe run` / the eval flow that needs no Prefect, cheapest first."""
     check_counts(limit=limit, concurrency=concurrency, max_cost=max_cost,
                  temperature=temperature, max_tokens=max_tokens,
@@ -147,11 +163,8 @@ def check_eval(*, benchmark: str, model: str, setting: str | None, run_id: str |
     chosen = setting_(bench, setting)
     kind, _ = model_(model)
     if judge is not None:
-        if bench.judge is None:
-            raise MathprobeError(f"--judge: {bench.name} is graded by rules only, it has no "
-                                 "judge")
-        model_(judge, "--judge")
-    store_path(db)
+        check_judge(bench, judge)
+    store_path(db, data_path)
     path = data(bench, data_dir)
     params = dict(bench.default_params)
     params.update({k: v for k, v in (("temperature", temperature), ("max_tokens", max_tokens))
@@ -163,7 +176,8 @@ def check_eval(*, benchmark: str, model: str, setting: str | None, run_id: str |
 
 def check_probe(*, family: str, benchmark: str | None, methods: list[str] | None, model: str,
                 run_id: str | None, db: str | Path, data_dir: str | Path | None,
-                limit: int | None = None, concurrency: int | None = None) -> Benchmark:
+                limit: int | None = None, concurrency: int | None = None,
+                data_path: str | None = None) -> Benchmark:
     """The checks of a probe command (`contamination`, `classify`) that need no Prefect."""
     check_counts(limit=limit, concurrency=concurrency)
     check_run_id(run_id)
@@ -174,7 +188,7 @@ def check_probe(*, family: str, benchmark: str | None, methods: list[str] | None
         raise MathprobeError(f"--method {unknown[0]!r}: {bench.name}'s {family} probes are "
                              f"{', '.join(offered)}" + (" or both" if len(offered) == 2 else ""))
     model_(model)
-    store_path(db)
+    store_path(db, data_path)
     data(bench, data_dir)
     return bench
 

@@ -9,7 +9,7 @@ from typing import Any
 
 from tasks.backends import get_backend, parse_spec
 from tasks.contract import Benchmark, Probe
-from tasks.runs import progress
+from tasks.runs import progress, runtime
 from tasks.runs.asking import send
 from tasks.runs.loading import prepare
 from tasks.sampling import describe
@@ -18,6 +18,17 @@ from tasks.store import RunSpec, Store
 
 def probe_run_id(bench: Benchmark, model: str, probe: Probe) -> str:
     return re.sub(r"[^A-Za-z0-9._-]+", "-", f"{bench.name}-{model}-{probe.setting}")
+
+
+def _check_backend(probe: Probe, model: str, kind: str, triton_url: str | None,
+                   request_timeout: float | None) -> None:
+    """Fail now, before the run is opened, if the probe cannot use this backend (e.g. a chat-only
+    API for a probe that needs a completion endpoint or token log-probabilities)."""
+    backend = get_backend(model, timeout_s=request_timeout, triton_url=triton_url)
+    try:
+        probe.wrap(backend, kind)
+    finally:
+        runtime.run(backend.aclose())
 
 
 def run_probe(store: Store, bench: Benchmark, probe: Probe, *, model: str, run_id: str,
@@ -37,6 +48,7 @@ def run_probe(store: Store, bench: Benchmark, probe: Probe, *, model: str, run_i
             dataset.items, chosen, strata=bench.strata, names=bench.strata_names,
             unit=bench.sample_unit))
     kind, _ = parse_spec(model)
+    _check_backend(probe, model, kind, triton_url, request_timeout)
     store.start_run(RunSpec(run_id, bench.name, model, kind, probe.setting, probe.params(kind),
                             flow_run_id), n_items=len(chosen))
     statuses = store.item_statuses(run_id)

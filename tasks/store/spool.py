@@ -41,10 +41,18 @@ def spool_dir() -> Path:
 
 
 def paths(db: str | Path) -> list[Path]:
-    """Where answers for the store `db` are spooled: beside it, then the fallback directory."""
-    db = Path(db).resolve()
-    tag = hashlib.sha256(str(db).encode()).hexdigest()[:12]
-    return [db.with_name(db.name + ".spool.jsonl"), spool_dir() / f"{db.name}-{tag}.spool.jsonl"]
+    """Where answers for the store `db` (a file, or a lake's key `ducklake:KIND:TARGET`) are
+    spooled: beside the file (a SQLite-catalogued lake: beside its catalog), then the fallback
+    directory."""
+    key = str(db)
+    tag = hashlib.sha256(key.encode()).hexdigest()[:12]
+    if key.startswith("ducklake:"):
+        kind, _, target = key[len("ducklake:"):].partition(":")
+        beside = [Path(target + ".spool.jsonl")] if kind == "sqlite" else []
+        return beside + [spool_dir() / f"ducklake-{kind}-{tag}.spool.jsonl"]
+    path = Path(key).resolve()
+    return [path.with_name(path.name + ".spool.jsonl"),
+            spool_dir() / f"{path.name}-{tag}.spool.jsonl"]
 
 
 def _line(run_id: str, item_id: str, request_hash: str, c: Completion) -> str:
@@ -114,7 +122,15 @@ def recover(store: Store) -> tuple[int, list[Path]]:
         return 0, []
     stored = 0
     for path in files:
-        for run_id, rows in read(path).items():
-            stored += store.append_responses(run_id, rows)
-        path.unlink()
+        # taken aside first: a process still spooling (a lake's other writer) starts a new
+        # file for its next batch instead of appending to one being stored and deleted
+        taken = path.with_name(f"{path.name}.{os.getpid()}.storing")
+        os.replace(path, taken)
+        try:
+            for run_id, rows in read(taken).items():
+                stored += store.append_responses(run_id, rows)
+        except BaseException:
+            os.replace(taken, path)            # still to be stored by the next open
+            raise
+        taken.unlink()
     return stored, files

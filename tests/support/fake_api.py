@@ -1,6 +1,7 @@
-"""A small HTTP/1.1 server on loopback that speaks the OpenAI chat-completions and Anthropic
-messages wire formats, with scripted faults. Tests and benchmarks/fanout.py point the real
-SDKs at it; nothing of mathprobe's own code is replaced.
+"""A small HTTP/1.1 server on loopback that speaks the OpenAI chat-completions and text
+completions (with echo: prompt log-probabilities) and the Anthropic messages wire formats, with
+scripted faults. Tests and benchmarks/fanout.py point the real SDKs at it; nothing of
+mathprobe's own code is replaced.
 
 Faults are scripted per prompt: `faults={"2steps_1 question 1": ["429", "503"]}` makes the first
 two requests whose prompt contains that text fail that way; later ones succeed. Kinds:
@@ -44,6 +45,8 @@ class FakeAPI:
     reply: Any = None             # optional reply(payload, prompt) -> text (None: the default)
     requests: list[dict[str, Any]] = field(default_factory=list)
     served: int = 0
+    in_flight: int = 0            # requests being answered now, and the most there ever were
+    peak_in_flight: int = 0
     port: int = 0
 
     def __post_init__(self):
@@ -115,6 +118,17 @@ class FakeAPI:
 
     async def _respond(self, method: str, path: str, headers: dict, body: bytes,
                        writer: asyncio.StreamWriter) -> bool:
+        with self._lock:
+            self.in_flight += 1
+            self.peak_in_flight = max(self.peak_in_flight, self.in_flight)
+        try:
+            return await self._answer(method, path, headers, body, writer)
+        finally:
+            with self._lock:
+                self.in_flight -= 1
+
+    async def _answer(self, method: str, path: str, headers: dict, body: bytes,
+                      writer: asyncio.StreamWriter) -> bool:
         payload = json.loads(body) if body else {}
         prompt = _prompt_text(payload) or payload.get("prompt", "")
         fault = self._next_fault(prompt)
@@ -144,7 +158,10 @@ class FakeAPI:
         if fault == "malformed":
             return await self._send(writer, 200, b'{"id": "x", "choices": [ {"mess')
         if path.rstrip("/").endswith("/v1/completions"):
-            return await self._send(writer, 200, json.dumps(_echo_logprobs(payload)).encode())
+            if payload.get("echo"):          # prompt log-probabilities (MIN-K%, scoring)
+                return await self._send(writer, 200, json.dumps(_echo_logprobs(payload)).encode())
+            text = (self.reply(payload, prompt) if self.reply is not None else None) or " more text"
+            return await self._send(writer, 200, json.dumps(_text_completion(payload, text)).encode())
         letter = next((v for k, v in self.answers.items() if k in prompt), self.answer)
         text = f"<Thought process>: <<looked at it>> <Answer>: <<{letter}>>"
         if fault == "refuse":
@@ -238,6 +255,16 @@ def _echo_logprobs(payload: dict) -> dict:
                                       "top_logprobs": None}}],
             "usage": {"prompt_tokens": len(tokens), "completion_tokens": 1,
                       "total_tokens": len(tokens) + 1}}
+
+
+def _text_completion(payload: dict, text: str) -> dict:
+    """The completions API without echo: `text` continues the prompt."""
+    n_in, n_out = len(fake_tokens(payload.get("prompt", ""))), len(fake_tokens(text))
+    return {"id": "cmpl-fake", "object": "text_completion", "created": int(time.time()),
+            "model": payload.get("model"),
+            "choices": [{"index": 0, "text": text, "finish_reason": "stop", "logprobs": None}],
+            "usage": {"prompt_tokens": n_in, "completion_tokens": n_out,
+                      "total_tokens": n_in + n_out}}
 
 
 def _prompt_text(payload: dict) -> str:

@@ -1,5 +1,6 @@
 """ConceptMath's data (Wu et al. 2024): the four systems' JSON lines, loaded and checked row by
-row, the few-shot exemplars, and the strata a run with --limit samples over.
+row, the few-shot exemplars (the authors' chat turns, `fewshot_authors_chat.json`), and the
+strata a run with --limit samples over.
 
 Two facts of the published data shape this module:
 
@@ -25,15 +26,20 @@ from tasks.items import Item
 
 NAME = "conceptmath"
 SYSTEMS = ("element_en", "element_zh", "middle_en", "middle_zh")     # file names = `grade` values
-FEWSHOT_FILE = "fewshot_5shot.json"
+# The authors' 5-shot exemplars as their evaluation sends them (evaluation/utils/prompt_utils.py):
+# per system, 10 chat turns, user question / assistant worked answer. (`fewshot_5shot.json`, the
+# PDF transcription, differs from them in every answer and is not read.)
+FEWSHOT_FILE = "fewshot_authors_chat.json"
 N_SHOTS = 5
+ROLES = ("user", "assistant")
 TEXT_FIELDS = ("cate0", "cate1", "cate2", "question")
 
 
 @dataclass(frozen=True)
 class Dataset(contract.Dataset):
-    # system -> the paper's 5-shot exemplars as (question, answer) pairs; empty when the data
-    # dir has no fewshot_5shot.json (the few-shot setting then refuses to build a prompt).
+    # system -> the authors' 5-shot exemplars as (user question, assistant answer) turn pairs;
+    # empty when the data dir has no fewshot_authors_chat.json (the few-shot setting then
+    # refuses to build a prompt).
     fewshot: dict[str, tuple[tuple[str, str], ...]] = field(default_factory=dict)
     fewshot_path: str = ""
 
@@ -111,6 +117,8 @@ def load_system(data_dir: Path, system: str) -> list[Item]:
 
 
 def load_fewshot(data_dir: Path) -> tuple[dict[str, tuple[tuple[str, str], ...]], Path]:
+    """The authors' few-shot chats: system -> (user, assistant) turn pairs, checked turn by turn
+    (5 pairs, roles alternating from `user`, non-empty texts kept exactly as published)."""
     path = Path(data_dir) / NAME / FEWSHOT_FILE
     if not path.is_file():
         return {}, path
@@ -119,20 +127,24 @@ def load_fewshot(data_dir: Path) -> tuple[dict[str, tuple[tuple[str, str], ...]]
     except json.JSONDecodeError as exc:
         raise DataError(path, f"not valid JSON: {exc}") from exc
     if not isinstance(data, dict):
-        raise DataError(path, "expected an object: system -> list of {question, answer}")
+        raise DataError(path, "expected an object: system -> list of {role, content} turns")
     shots: dict[str, tuple[tuple[str, str], ...]] = {}
     for system in SYSTEMS:
-        rows = data.get(system)
-        if not isinstance(rows, list) or len(rows) != N_SHOTS:
-            raise DataError(path, f"expected a list of {N_SHOTS} exemplars", field=system)
-        pairs = []
-        for n, ex in enumerate(rows, start=1):
-            for f in ("question", "answer"):
-                if not isinstance(ex, dict) or not isinstance(ex.get(f), str) or not ex[f].strip():
-                    raise DataError(path, f"exemplar {n} of {system}: missing or empty",
-                                    row=n, field=f"{system}.{f}")
-            pairs.append((ex["question"], ex["answer"]))
-        shots[system] = tuple(pairs)
+        turns = data.get(system)
+        if not isinstance(turns, list) or len(turns) != 2 * N_SHOTS:
+            raise DataError(path, f"expected a list of {2 * N_SHOTS} chat turns ({N_SHOTS} "
+                            "user / assistant pairs)", field=system)
+        texts = []
+        for n, turn in enumerate(turns, start=1):
+            role = ROLES[(n - 1) % 2]
+            if not isinstance(turn, dict) or turn.get("role") != role:
+                raise DataError(path, f"turn {n} of {system}: expected role {role!r}",
+                                row=n, field=f"{system}.role")
+            if not isinstance(turn.get("content"), str) or not turn["content"].strip():
+                raise DataError(path, f"turn {n} of {system}: missing or empty", row=n,
+                                field=f"{system}.content")
+            texts.append(turn["content"])
+        shots[system] = tuple(zip(texts[0::2], texts[1::2]))
     return shots, path
 
 

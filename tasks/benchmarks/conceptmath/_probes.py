@@ -2,6 +2,16 @@
 (Rouge-L of a continuation; MIN-K% of the question's token log-probabilities) and concept
 classification (rank the system's level-2 concepts for a question: MRR, top-1).
 
+The paper's protocols:
+* Rouge: the first 50% of the question, as is and with no instruction, goes to a completion
+  endpoint (the OpenAI-compatible text completions API, Triton's text generation) and the model
+  continues it; Rouge-L F of the continuation against the true last 50%. Chat-only backends
+  (Anthropic) cannot take part.
+* MIN-K% (Shi et al. 2023): the token log-probabilities of the whole question.
+* Classification: open models (backends that score texts) see the concepts listed as options
+  A, B, C, ... and rank them by the log-likelihood of each option's label after the prompt
+  (OpenCompass's MMLU-style likelihood evaluation); API models are asked for a ranked list.
+
 Each probe is a `tasks.contract.Probe`: a run of its own in the store (setting
 `contamination-rouge`, `contamination-mink` or `classify`) whose requests go through the same
 pipeline as model calls (`tasks.runs.probing`). Rouge-L and reciprocal ranks are computed here
@@ -10,6 +20,7 @@ per system and concept are views (`sql/conceptmath/20_probes.sql`).
 """
 from __future__ import annotations
 
+import asyncio
 import re
 from collections.abc import Sequence
 from functools import lru_cache
@@ -17,6 +28,7 @@ from typing import Any
 
 from tasks.benchmarks.conceptmath._data import language
 from tasks.contract import Dataset, Probe
+from tasks.errors import MathprobeError
 from tasks.items import Completion, Item, Request
 
 PROBES = ("rouge", "mink", "classify")
@@ -25,31 +37,40 @@ SETTINGS = {"rouge": "contamination-rouge", "mink": "contamination-mink", "class
 SCORING_BACKENDS = ("triton",)
 CONTINUATION_PARAMS = {"temperature": 0.0, "max_tokens": 256}
 CLASSIFY_PARAMS = {"temperature": 0.0, "max_tokens": 256}
+# What a run's parameters add to the requests' to name the protocol, so a run made under an
+# earlier protocol (an instruction before the first half; each concept's full name scored) is
+# never resumed under this one: the store refuses the run id instead.
+ROUGE_PROTOCOL = {"input": "first-half-as-is", "endpoint": "completions"}
+LIKELIHOOD_PARAMS = {"rank": "label-likelihood"}
 
-CONTINUE_PROMPT = {
-    "en": "Continue the following text exactly as it continues in its source. Reply with the "
-          "continuation only.\n\n{prefix}",
-    "zh": "请按原文续写下面这段文字，只输出续写的部分。\n\n{prefix}",
-}
+# API models: rank all concepts, by number.
 CLASSIFY_PROMPT = (
     "Which mathematical concept does the following question test? Rank ALL of the concepts "
     "below from most to least likely. Reply with their numbers only, in order, separated by "
     "commas.\n\nQuestion: {question}\n\nConcepts:\n{options}\n\nRanking:"
 )
-LIKELIHOOD_PREFIX = "Question: {question}\nThe mathematical concept this question tests is:"
+# Open models: the concepts as lettered options; each label is scored after "Answer:".
+LIKELIHOOD_PROMPT = (
+    "Which mathematical concept does the following question test?\n"
+    "Question: {question}\n{options}\nAnswer:"
+)
 
 
 # -- Rouge-L continuation -----------------------------------------------------------------------
 
 def halves(item: Item) -> tuple[str, str]:
-    """The question's first and last 50%: by characters for Chinese, by words otherwise."""
+    """The question's first and last 50%, cut as is (the text is not re-spaced): by characters
+    for Chinese, otherwise by words, at the start of the middle word (the first half gets the
+    fewer words when their number is odd; the whitespace at the cut goes with neither)."""
     text = item.question.strip()
     if language(item.group_id) == "zh":
         mid = len(text) // 2
         return text[:mid], text[mid:]
-    words = text.split()
-    mid = len(words) // 2
-    return " ".join(words[:mid]), " ".join(words[mid:])
+    words = list(re.finditer(r"\S+", text))
+    if len(words) < 2:
+        return "", text
+    cut = words[len(words) // 2].start()
+    return text[:cut].rstrip(), text[cut:]
 
 
 class _Characters:
@@ -74,9 +95,30 @@ def rouge_l(reference: str, continuation: str | None, lang: str) -> float:
 
 
 def continuation_request(item: Item, model: str) -> Request:
+    """The first half of the question, as is and with no instruction, for a completion
+    endpoint to continue."""
     first, _ = halves(item)
     return Request(item_id=item.item_id, model=model, params=dict(CONTINUATION_PARAMS),
-                   prompt=CONTINUE_PROMPT[language(item.group_id)].format(prefix=first))
+                   prompt=first)
+
+
+class Continuation:
+    """Turns a backend with a completion endpoint (`continue_text`) into one whose `complete`
+    continues the request's text as is: no chat template, no system prompt."""
+
+    def __init__(self, inner):
+        if not hasattr(inner, "continue_text"):
+            raise MathprobeError(
+                f"backend {inner.kind}:{inner.model} has no completion endpoint; the Rouge "
+                "contamination probe gives the first half of each question as is to one (use "
+                "openai:... on an OpenAI-compatible server, or triton:...)")
+        self.inner, self.kind, self.model = inner, inner.kind, inner.model
+
+    async def complete(self, request: Request) -> Completion:
+        return await self.inner.continue_text(request)
+
+    async def aclose(self) -> None:
+        await self.inner.aclose()
 
 
 # -- MIN-K% -------------------------------------------------------------------------------------
@@ -92,8 +134,9 @@ class Scoring:
 
     def __init__(self, inner):
         if not hasattr(inner, "score"):
-            raise TypeError(f"backend {inner.kind}:{inner.model} gives no token log-probabilities"
-                            " (use triton:..., or openai:... on a server with prompt logprobs)")
+            raise MathprobeError(f"backend {inner.kind}:{inner.model} gives no token "
+                                 "log-probabilities (use triton:..., or openai:... on a server "
+                                 "with prompt logprobs)")
         self.inner, self.kind, self.model = inner, inner.kind, inner.model
 
     async def complete(self, request: Request) -> Completion:
@@ -130,13 +173,29 @@ def gold_option(item: Item) -> str:
     return f"{item.payload['cate0']}/{item.payload['cate1']}"
 
 
+def option_label(k: int) -> str:
+    """The label of option k (0-based): A..Z, then AA, AB, ... (bijective base 26, as spreadsheet
+    columns). A system has at most 18 level-2 concepts, so only A..R occur today; a longer label
+    would be scored by the sum of its tokens' log-probabilities, i.e. the probability of the
+    whole label, like a one-token one."""
+    label = ""
+    k += 1
+    while k:
+        k, r = divmod(k - 1, 26)
+        label = chr(ord("A") + r) + label
+    return label
+
+
 def classify_request(item: Item, model: str, options: list[str], by_likelihood: bool) -> Request:
-    """API models get the ranking prompt; open models (`by_likelihood`) the question as the
-    prefix after which each option's text is scored (carried in `system`)."""
+    """API models get the ranking prompt (options by number); open models (`by_likelihood`)
+    the options as lettered choices, the prompt carried as the prefix (`system`) after which
+    each label in `choices` is scored."""
     if by_likelihood:
-        return Request(item_id=item.item_id, model=model, params={"rank": "likelihood"},
-                       prompt=item.question, choices=tuple(options),
-                       system=LIKELIHOOD_PREFIX.format(question=item.question))
+        labels = [option_label(k) for k in range(len(options))]
+        listed = "\n".join(f"{lab}. {o}" for lab, o in zip(labels, options))
+        return Request(item_id=item.item_id, model=model, params=dict(LIKELIHOOD_PARAMS),
+                       prompt=item.question, choices=tuple(labels),
+                       system=LIKELIHOOD_PROMPT.format(question=item.question, options=listed))
     listed = "\n".join(f"{n}. {o}" for n, o in enumerate(options, start=1))
     return Request(item_id=item.item_id, model=model, params=dict(CLASSIFY_PARAMS),
                    prompt=CLASSIFY_PROMPT.format(question=item.question, options=listed),
@@ -158,20 +217,19 @@ def reciprocal_rank(ranking: list[int], gold: int) -> float:
 
 
 class RankByLikelihood:
-    """For open models: rank the options by the log-likelihood of each option's text after
-    the question (`score`), and answer with the ranking in the same form an API model gives."""
+    """For open models: rank the options by the log-likelihood of each option's label (" A",
+    " B", ...) after the prompt that lists them (`score`), and answer with the ranking as option
+    numbers, the form an API model's reply is read in (ties keep the listed order)."""
 
     def __init__(self, inner):
         if not hasattr(inner, "score"):
-            raise TypeError(f"backend {inner.kind}:{inner.model} cannot score options")
+            raise MathprobeError(f"backend {inner.kind}:{inner.model} cannot score options")
         self.inner, self.kind, self.model = inner, inner.kind, inner.model
 
     async def complete(self, request: Request) -> Completion:
-        import asyncio
-
         try:
-            scored = await asyncio.gather(*(self.inner.score(" " + option, prefix=request.system)
-                                            for option in request.choices))
+            scored = await asyncio.gather(*(self.inner.score(" " + label, prefix=request.system)
+                                            for label in request.choices))
         except ConnectionError as exc:
             return Completion(text=None, status="infra_failed", error=str(exc))
         totals = [sum(lp for *_, lp in tokens) for tokens in scored]
@@ -186,16 +244,19 @@ class RankByLikelihood:
 # -- the probes of the contract ------------------------------------------------------------------
 
 class RougeProbe(Probe):
-    """Contamination, Rouge-based (paper Table 3): the model continues the question's first half;
-    Rouge-L F of the continuation against the true second half."""
+    """Contamination, Rouge-based (paper Table 3): a completion endpoint continues the question's
+    first half, given as is; Rouge-L F of the continuation against the true second half."""
     name, family, setting = "rouge", "contamination", SETTINGS["rouge"]
     view, score_name = "contamination_rouge", "rouge_l"
 
     def params(self, backend_kind: str) -> dict[str, Any]:
-        return dict(CONTINUATION_PARAMS)
+        return {**CONTINUATION_PARAMS, **ROUGE_PROTOCOL}
 
     def requests(self, items, dataset, model, backend_kind) -> list[Request]:
         return [continuation_request(it, model) for it in items]
+
+    def wrap(self, backend, backend_kind):
+        return Continuation(backend)
 
     def score(self, item, text, dataset) -> tuple[float, str | None]:
         return rouge_l(halves(item)[1], text, language(item.group_id)), None
@@ -224,7 +285,8 @@ class ClassifyProbe(Probe):
     view, score_name = "conceptmath_classification", "reciprocal_rank"
 
     def params(self, backend_kind: str) -> dict[str, Any]:
-        return {"rank": "likelihood"} if backend_kind in SCORING_BACKENDS else dict(CLASSIFY_PARAMS)
+        return (dict(LIKELIHOOD_PARAMS) if backend_kind in SCORING_BACKENDS
+                else dict(CLASSIFY_PARAMS))
 
     def requests(self, items, dataset, model, backend_kind) -> list[Request]:
         return [classify_request(it, model, _options(dataset, it.group_id),

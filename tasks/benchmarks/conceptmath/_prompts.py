@@ -1,10 +1,19 @@
 """ConceptMath's prompt settings (paper, Sec. 4): zero-shot, zero-shot chain-of-thought and
-few-shot."""
+few-shot.
+
+Few-shot is what the authors' evaluation sends (`evaluation/utils/prompt_utils.py`): the
+system's 5 exemplars as a multi-turn chat, each a user turn (the question) and an assistant turn
+(the worked answer ending "Therefore, the answer is ..." / "因此，答案是..."), then the question
+as the last user turn. Their texts are read from the data dir at run time
+(`fewshot_authors_chat.json`). Chat backends send the turns as messages; backends that take one
+text get them flattened (`tasks.backends.transcript`). The repository has no text for zero-shot
+or chain-of-thought: the question alone, and the question with a step-by-step instruction.
+"""
 from __future__ import annotations
 
 from tasks.benchmarks.conceptmath._data import FEWSHOT_FILE, language
 from tasks.errors import DataError
-from tasks.items import Item
+from tasks.items import Chat, Item
 
 SETTINGS = ("zs", "zs-cot", "fs")     # zero-shot, zero-shot chain-of-thought, 5-shot
 DEFAULT_SETTING = "zs"
@@ -12,9 +21,10 @@ COT_INSTRUCTION = {"en": "Let's think step by step.", "zh": "让我们一步一�
 
 
 def build_prompt(item: Item, setting: str = DEFAULT_SETTING,
-                 exemplars: tuple[tuple[str, str], ...] | None = None) -> str:
+                 exemplars: tuple[tuple[str, str], ...] | None = None) -> str | Chat:
     """zs: the question alone; zs-cot: the question and a step-by-step instruction (in the
-    system's language); fs: the system's 5 exemplars as Q:/A: pairs, then the question."""
+    system's language); fs: a chat, the system's 5 exemplars as user / assistant turns, then
+    the question as the final user turn."""
     question = item.question
     if setting == "zs":
         return question
@@ -24,8 +34,8 @@ def build_prompt(item: Item, setting: str = DEFAULT_SETTING,
         exemplars = exemplars if exemplars is not None else item.exemplars
         if not exemplars:
             raise DataError(FEWSHOT_FILE, "no few-shot exemplars for this system: the few-shot "
-                            "setting needs fewshot_5shot.json in the data dir",
+                            f"setting needs {FEWSHOT_FILE} in the data dir's conceptmath/",
                             field=item.group_id, item=item.item_id)
-        shots = "".join(f"Q: {q}\nA: {a}\n\n" for q, a in exemplars)
-        return f"{shots}Q: {question}\nA:"
+        turns = tuple(t for q, a in exemplars for t in (("user", q), ("assistant", a)))
+        return Chat(turns=turns, prompt=question)
     raise ValueError(f"unknown ConceptMath setting {setting!r}; choose from {SETTINGS}")

@@ -28,6 +28,17 @@ def _order(keys, known: dict[str, str]) -> list[str]:
 
 PROBE_VIEWS = {"contamination-rouge": "contamination_rouge",
                "contamination-mink": "contamination_mink", "classify": "conceptmath_classification"}
+PROBE_NOTES = {
+    "contamination-rouge": "Rouge-L F of the continuation of each question's first half (given as "
+                           "is to a completion endpoint) against its true second half; rouge_l_x100"
+                           " is the scale of the paper's Table 3. Higher: more likely seen.",
+    "contamination-mink": "MIN-K% (K = 10%): min_k is the mean log-probability of the question's "
+                          "least likely tokens (Shi et al.'s definition); min_k_prob = exp(min_k),"
+                          " the same on the probability scale (0, 1], averaged over questions. "
+                          "Higher: more likely seen.",
+    "classify": "MRR and top-1 of the true level-2 concept; open models rank the concepts "
+                "(options A, B, ...) by each label's likelihood, API models give a ranked list.",
+}
 
 
 def build(store: Store, run_id: str, grader: str) -> dict[str, Any]:
@@ -35,7 +46,8 @@ def build(store: Store, run_id: str, grader: str) -> dict[str, Any]:
     if setting in PROBE_VIEWS:          # a contamination or classification run
         rows = store.query_dicts(f"SELECT * EXCLUDE (run_id) FROM {PROBE_VIEWS[setting]} "
                                  "WHERE run_id = ? ORDER BY system", [run_id])
-        return {"grader": "-", "probe": setting, "view": PROBE_VIEWS[setting], "rows": rows}
+        return {"grader": "-", "probe": setting, "view": PROBE_VIEWS[setting], "rows": rows,
+                "note": PROBE_NOTES[setting]}
     args = [run_id, grader]
     systems = store.query_dicts("SELECT system, n, correct, accuracy FROM conceptmath_accuracy "
                                 "WHERE run_id = ? AND grader = ?", args)
@@ -94,7 +106,7 @@ def _render_probe(report: dict[str, Any]) -> list[Any]:
         table.add_column(col, justify="left" if col == "system" else "right")
     for r in rows:
         table.add_row(*(f"{v:.4f}" if isinstance(v, float) else str(v) for v in r.values()))
-    return [table]
+    return [table, Text(report.get("note", ""), style="dim")]
 
 
 def render(report: dict[str, Any], width: int = 120) -> list[Any]:

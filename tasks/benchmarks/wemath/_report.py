@@ -1,5 +1,6 @@
 """WE-MATH's paper-style report: Table 1 (S1/S2/S3 and the 12 categories) and Table 2 (the
-four-dimensional metric under the strict and loose rules), read from the views."""
+four-dimensional metric under the strict and loose rules), read from the views, and how many
+problems a failed or missing answer left out of every figure."""
 from __future__ import annotations
 
 from typing import Any
@@ -10,14 +11,15 @@ from rich.text import Text
 from tasks.reports.format import pct, row_or_column
 from tasks.store import Store
 
-# The paper's column abbreviations for the 12 second-level categories (Table 1), in its order.
+# The paper's column abbreviations for the 12 second-level categories (Table 1), in its order
+# (the order of the authors' evaluation/accuracy.py too: CPF before UPF, CSF before USF).
 WEMATH_CATEGORIES = {
     "Understanding and Conversion of Units": "UCU",
     "Angles and Length": "AL",
-    "Understanding of Plane Figures": "UPF",
     "Calculation of Plane Figures": "CPF",
-    "Understanding of Solid Figures": "USF",
+    "Understanding of Plane Figures": "UPF",
     "Calculation of Solid Figures": "CSF",
+    "Understanding of Solid Figures": "USF",
     "Basic Transformations of Figures": "BTF",
     "Cutting and Combining of Figures": "CCF",
     "Direction": "Dir",
@@ -35,8 +37,11 @@ def build(store: Store, run_id: str, grader: str) -> dict[str, Any]:
                              "wemath_category_accuracy WHERE run_id = ? AND grader = ?", args)
     four = store.query_dicts("SELECT * EXCLUDE (run_id, grader) FROM wemath_four_dimensional "
                              "WHERE run_id = ? AND grader = ? ORDER BY rule DESC", args)
-    problems = store.query("SELECT count(*) FILTER (complete), count(*) FILTER (NOT complete) "
-                           "FROM wemath_problem_verdicts WHERE run_id = ? AND grader = ?", args)[0]
+    (complete,), = store.query("SELECT count(*) FROM wemath_problem_verdicts WHERE run_id = ? "
+                               "AND grader = ? AND complete", args)
+    (left_out, with_failed, failed_questions), = store.query(
+        "SELECT count(*), count(*) FILTER (n_failed > 0), coalesce(sum(n_failed), 0) "
+        "FROM wemath_problem_coverage WHERE run_id = ? AND NOT complete", [run_id])
     order = {name: i for i, name in enumerate(WEMATH_CATEGORIES)}
     cats.sort(key=lambda c: order.get(c["category"], len(order)))
     return {
@@ -46,7 +51,10 @@ def build(store: Store, run_id: str, grader: str) -> dict[str, Any]:
             "categories": {c["category"]: c["accuracy"] for c in cats},
         },
         "four_dimensional": {f["rule"]: f for f in four},
-        "problems": {"complete": problems[0], "incomplete": problems[1]},
+        # left out of every figure (N, S1-S3, categories, concepts): problems the run asked
+        # something of but has not answered whole; `with_failed` of them had a failed call
+        "problems": {"complete": complete, "incomplete": left_out, "with_failed": with_failed,
+                     "failed_questions": int(failed_questions)},
     }
 
 
@@ -68,10 +76,14 @@ def render(report: dict[str, Any], width: int = 120) -> list[Any]:
     legend = Text("  ".join(f"{abbr}={name}" for name, abbr in WEMATH_CATEGORIES.items()),
                   style="dim")
     notes = []
-    inc = report["problems"]["incomplete"]
-    if inc:
-        notes.append(Text(f"{inc} problem(s) left out of N: a question has no answer yet "
-                          "(failed call or partial run)", style="yellow"))
+    probs = report["problems"]
+    if probs["incomplete"]:
+        notes.append(Text(
+            f"{probs['incomplete']} problem(s) left out of every figure (N, S1-S3, categories, "
+            f"concepts) because a question has no answer: {probs['with_failed']} with a failed "
+            f"call ({probs['failed_questions']} question(s), infra_failed; --retry-failed "
+            f"re-asks them), {probs['incomplete'] - probs['with_failed']} not fully asked yet",
+            style="yellow"))
     return [t1, legend, t2, *notes]
 
 
@@ -79,6 +91,8 @@ def figures(report: dict[str, Any]) -> list[tuple[str, str]]:
     """(figure, value) pairs of both tables, for the Prefect artifact."""
     acc = report["accuracy"]
     out = [(k.upper(), pct(acc.get(k))) for k in ("s1", "s2", "s3")]
+    out.append(("problems left out (a question unanswered)",
+                str(report.get("problems", {}).get("incomplete", 0))))
     out += [(c, pct(v)) for c, v in acc.get("categories", {}).items()]
     for rule, f in report["four_dimensional"].items():
         out.append((f"score ({rule})", pct(f["score"])))

@@ -11,6 +11,7 @@ from tasks.benchmarks.conceptmath._official import (answer_span, find_numbers, g
                                                     is_close, normalise, official_correct)
 from tasks.benchmarks.conceptmath._strict import strict_correct
 from tasks.errors import DataError
+from tasks.items import Chat
 from tests.benchmarks.conceptmath.test_views import make_conceptmath_dir, row
 
 LEAF = "Calculate and Properties/Calculate/Decimals"
@@ -308,40 +309,55 @@ def test_three_prompt_settings(tmp_path):
     assert conceptmath.build_prompt(en, "zs") == en.question
     assert conceptmath.build_prompt(en, "zs-cot") == f"{en.question}\nLet's think step by step."
     assert conceptmath.build_prompt(zh, "zs-cot").endswith("让我们一步一步地思考。")
+    # few-shot: the system's chat turns as written in the file, then the question
     fs = conceptmath.build_prompt(en, "fs")
-    shots = json.loads((data / "conceptmath" / "fewshot_5shot.json").read_text())["element_en"]
-    assert fs == "".join(f"Q: {s['question']}\nA: {s['answer']}\n\n" for s in shots) + \
-        f"Q: {en.question}\nA:"
-    assert fs.count("Q: ") == 6 and "middle_zh shot" in conceptmath.build_prompt(zh, "fs")
+    turns = json.loads((data / "conceptmath" / "fewshot_authors_chat.json").read_text())
+    assert isinstance(fs, Chat) and fs.prompt == en.question
+    assert [{"role": r, "content": c} for r, c in fs.turns] == turns["element_en"]
+    assert conceptmath.build_prompt(zh, "fs").turns[0] == ("user", "middle_zh shot question 1")
     with pytest.raises(ValueError):
         conceptmath.build_prompt(en, "cot")
 
 
-def test_few_shot_uses_the_papers_exemplars(data_dir):
+def test_few_shot_is_the_authors_chat(data_dir):
+    """The exemplars of the authors' evaluation code (evaluation/utils/prompt_utils.py), not the
+    PDF transcription: 5 user / assistant pairs, answers ending the authors' way."""
     ds = conceptmath.load(data_dir)
     item = ds.by_id()["middle_en/1"]
-    prompt = conceptmath.build_prompt(item, "fs")
-    assert prompt.count("Q: ") == 6 and prompt.count("\nA: ") == 5
-    assert prompt.startswith("Q: $g(x) = x^2$") and prompt.endswith(f"Q: {item.question}\nA:")
+    chat = conceptmath.build_prompt(item, "fs")
+    assert chat.prompt == item.question and len(chat.turns) == 10
+    assert [r for r, _ in chat.turns] == ["user", "assistant"] * 5
+    assert chat.turns[0][1].startswith("g(x) = x^2, f(x) = 3(x-2)^2")
+    assert all(a.rstrip().endswith(".") and "Therefore, the answer is" in a
+               for r, a in chat.turns if r == "assistant")
+    zh = conceptmath.build_prompt(ds.by_id()["element_zh/1"], "fs")
+    assert zh.turns[7][1].endswith("因此，答案是115米。")              # their typo, kept
+    pdf = json.loads((data_dir / "conceptmath" / "fewshot_5shot.json").read_text())
+    assert all(p["answer"] != a for p, (_, a) in zip(pdf["middle_en"], chat.turns[1::2]))
 
 
 def test_few_shot_without_its_file(tmp_path):
     data = make_conceptmath_dir(tmp_path, fewshot=False)
     item = conceptmath.load(data).items[0]
     assert conceptmath.build_prompt(item, "zs")
-    with pytest.raises(DataError, match="fewshot_5shot.json"):
+    with pytest.raises(DataError, match="fewshot_authors_chat.json"):
         conceptmath.build_prompt(item, "fs")
 
 
-def test_malformed_fewshot_file(tmp_path):
+@pytest.mark.parametrize("damage, message", [
+    (lambda t: t[:8], "10 chat turns"),
+    (lambda t: [t[1], t[0], *t[2:]], "expected role 'user'"),
+    (lambda t: [*t[:3], {"role": "assistant", "content": " "}, *t[4:]], "missing or empty"),
+])
+def test_malformed_fewshot_file(tmp_path, damage, message):
     data = make_conceptmath_dir(tmp_path)
-    path = data / "conceptmath" / "fewshot_5shot.json"
+    path = data / "conceptmath" / "fewshot_authors_chat.json"
     shots = json.loads(path.read_text())
-    shots["middle_en"] = shots["middle_en"][:4]
+    shots["middle_en"] = damage(shots["middle_en"])
     path.write_text(json.dumps(shots))
-    with pytest.raises(DataError, match="5 exemplars") as exc:
+    with pytest.raises(DataError, match=message) as exc:
         conceptmath.load(data)
-    assert exc.value.field == "middle_en"
+    assert exc.value.field.startswith("middle_en") and str(path) in str(exc.value)
 
 
 def test_select_covers_every_system(data_dir):

@@ -35,7 +35,7 @@ def row(system: str, idx: int, c0: str, c1: str, c2: str, answer, question: str 
 def make_conceptmath_dir(root: Path, rows: dict[str, list[dict]] | None = None, *,
                          fewshot: bool = True) -> Path:
     """A data dir with the four systems (by default: ELEMENT_EN, and one problem in each other
-    system) and a 5-shot file."""
+    system) and a 5-shot chat file."""
     cm = root / "conceptmath"
     cm.mkdir(parents=True, exist_ok=True)
     rows = rows or {}
@@ -47,10 +47,12 @@ def make_conceptmath_dir(root: Path, rows: dict[str, list[dict]] | None = None, 
         (cm / f"{system}.jsonl").write_text(
             "".join((ln if isinstance(ln, str) else json.dumps(ln, ensure_ascii=False)) + "\n"
                     for ln in lines), encoding="utf-8")
-    if fewshot:
-        shots = {s: [{"question": f"{s} shot question {k}", "answer": f"{s} shot answer {k}. "
-                      f"Therefore, the answer is {k}."} for k in range(1, 6)] for s in SYSTEMS}
-        (cm / "fewshot_5shot.json").write_text(json.dumps(shots, ensure_ascii=False))
+    if fewshot:      # the authors' format: per system, user / assistant chat turns
+        shots = {s: [t for k in range(1, 6) for t in (
+            {"role": "user", "content": f"{s} shot question {k}"},
+            {"role": "assistant", "content": f"{s} shot answer {k}. Therefore, the answer is {k}."})]
+            for s in SYSTEMS}
+        (cm / "fewshot_authors_chat.json").write_text(json.dumps(shots, ensure_ascii=False))
     conceptmath.load.cache_clear()
     return root
 
@@ -145,23 +147,40 @@ def test_ties_go_to_the_concept_with_more_problems(tmp_path, db):
                        "grader = 'official' ORDER BY rank") == [(1, "A/a/big"), (2, "A/a/aaa")]
 
 
-def test_mean_concept_accuracy_over_runs(hand_made, tmp_path):
-    store, root, _ = hand_made
-    # A second run: everything right except problem 1.
-    answers = {i: right(GOLD[i]) for i in PATTERN}
-    answers[1] = wrong(GOLD[1])
-    answers[4] = "The answers are 3 and 2."
-    runs.import_official(store, conceptmath.benchmark, root,
-                             results_file(tmp_path / "r2.jsonl", root, answers), "second")
-    got = {concept: (n_runs, mean) for concept, n_runs, mean in store.query(
-        "SELECT concept, n_runs, mean_accuracy FROM conceptmath_mean_concept_accuracy "
+def test_mean_concept_accuracy_over_zero_shot_runs_one_per_model(hand_made):
+    """Paper Fig. 5: averaged over models, each by one zero-shot run (the one with the most
+    problems, then the latest); other settings and imported runs never enter."""
+    store, root, _ = hand_made                 # holds the import 'hand' (setting 'official')
+    dataset = runs.prepare(store, conceptmath.benchmark, root)
+    ids = [f"element_en/{i}" for i in range(1, 7)]
+
+    def run(run_id, model, setting, right_ones, started, only=None):
+        chosen = only or ids
+        _live_run(store, dataset, run_id, model, setting,
+                  {iid: int(iid.split("/")[1]) in right_ones for iid in chosen}, started)
+
+    run("m1-zs", "m1", "zs", {1, 3, 4, 6}, "2024-01-01")
+    run("m1-zs-later", "m1", "zs", {1, 2}, "2024-02-01", only=ids[:2])   # fewer problems
+    run("m1-fs", "m1", "fs", set(range(1, 7)), "2024-03-01")             # not zero-shot
+    run("m2-zs", "m2", "zs", {2, 3, 4, 5, 6}, "2024-01-05")
+    run("m2-cot", "m2", "zs-cot", set(), "2024-03-01")                   # not zero-shot
+    run("m3-old", "m3", "zs", set(), "2024-01-01")
+    run("m3-new", "m3", "zs", set(range(1, 7)), "2024-03-01")            # same n: the latest
+    chosen = dict(store.query("SELECT model, run_id FROM conceptmath_mean_concept_runs "
+                              "WHERE grader = 'official' AND system = 'element_en'"))
+    assert chosen == {"m1": "m1-zs", "m2": "m2-zs", "m3": "m3-new"}
+    got = {concept: (n, mean) for concept, n, mean in store.query(
+        "SELECT concept, n_models, mean_accuracy FROM conceptmath_mean_concept_accuracy "
         "WHERE grader = 'official' AND level = 3")}
-    assert got["A/a/x"] == (2, pytest.approx((1 / 2 + 1 / 2) / 2))
-    assert got["A/b/mode/mean"] == (2, pytest.approx((1 / 2 + 1) / 2))
-    assert got["B/c/w"] == (2, 1.0)
+    # (problem 4 is wrong in every run: its gold is the list [2,3], which the authors' grader
+    # reads in "the answer is [2,3]." as the number 23)
+    assert got == {"A/a/x": (3, pytest.approx((1 / 2 + 1 / 2 + 1) / 3)),
+                   "A/a/y": (3, pytest.approx((1 + 1 + 1) / 3)),
+                   "A/b/mode/mean": (3, pytest.approx((0 + 1 / 2 + 1 / 2) / 3)),
+                   "B/c/w": (3, 1.0)}
     (level1,), = store.query("SELECT mean_accuracy FROM conceptmath_mean_concept_accuracy "
                              "WHERE grader = 'official' AND level = 1 AND concept = 'A'")
-    assert level1 == pytest.approx((3 / 5 + 4 / 5) / 2)
+    assert level1 == pytest.approx((2 / 5 + 3 / 5 + 4 / 5) / 3)
 
 
 def test_grader_disagreement(tmp_path, db):

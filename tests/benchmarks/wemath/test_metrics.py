@@ -121,24 +121,61 @@ def test_missing_response_counts_wrong_but_is_visible(hand_made, db, tmp_path):
     assert n_missing == 1
 
 
+def _figures(store: Store, run_id: str) -> dict:
+    """Every WE-MATH figure of a run: N and the four dimensions, S1-S3, categories, concepts."""
+    args = [run_id]
+    return {
+        "four": store.query("SELECT rule, n, ik, ig, cm, rm, score FROM wemath_four_dimensional "
+                            "WHERE run_id = ? ORDER BY rule", args),
+        "steps": store.query("SELECT s1, s2, s3 FROM wemath_step_accuracy WHERE run_id = ?", args),
+        "categories": store.query("SELECT category, accuracy, n FROM wemath_category_accuracy "
+                                  "WHERE run_id = ? ORDER BY category", args),
+        "concepts": store.query("SELECT concept, n, correct FROM wemath_concept_accuracy "
+                                "WHERE run_id = ? ORDER BY concept", args),
+    }
+
+
 def test_an_infra_failure_is_left_out_not_counted_wrong(hand_made, db):
-    """A failed call leaves its problem out of N until retried; a later answer completes it."""
+    """A failed call leaves its whole problem out of EVERY figure (N, S1-S3, categories,
+    concepts) until retried, exactly as if the problem had not been evaluated; the report says
+    how many; a later answer completes it."""
+    from tasks import reports
     from tasks.items import Completion
 
     root, results = hand_made
     store = Store(db)
     dataset = runs.prepare(store, wemath.benchmark, root)
     rows = [r for r in json.loads(results.read_text())]
-    first, rest = rows[0], rows[1:]
+    first, rest = rows[0], rows[1:]            # 2steps_1's first one-step question fails
     part = results.with_name("rest.json")
     part.write_text(json.dumps(rest))
     runs.import_official(store, wemath.benchmark, root, part, "hand")
     iid = wemath.item_id(first)
     store.append_responses("hand", [(iid, "h", Completion(text=None, status="infra_failed",
                                                           error="HTTP 503"))])
-    s = store.query_dicts("SELECT * FROM wemath_four_dimensional WHERE rule = 'strict'")[0]
-    assert s["n"] == 6
+    without = results.with_name("without.json")          # the same run without problem 2steps_1
+    without.write_text(json.dumps([r for r in rows if r["ID"] != first["ID"]]))
+    runs.import_official(store, wemath.benchmark, root, without, "without")
+
+    failed = _figures(store, "hand")
+    assert failed == _figures(store, "without")
+    assert failed["four"][1][1] == 6                                   # strict N
+    assert failed["steps"] == [(pytest.approx(7 / 16), 1.0, pytest.approx(1 / 4))]
+    assert [c for c, *_ in failed["concepts"]] == ["Leaf One", "Leaf Three"]   # Leaf Two: 2steps_1 only
+    assert ("Leaf One", 3, 3) in failed["concepts"]
+    report = reports.build(store, "hand")
+    assert report["problems"] == {"complete": 6, "incomplete": 1, "with_failed": 1,
+                                  "failed_questions": 1}
+    assert report["four_dimensional"]["strict"]["n"] == 6
+    from rich.console import Console
+    console = Console(record=True, width=200)
+    console.print(reports.render(report, 200))
+    assert "1 problem(s) left out of every figure" in console.export_text()
+
     store.append_responses("hand", [(iid, "h", Completion(text=first["response"]))])
     runs.grade_run(store, wemath.benchmark, dataset, "hand")
-    s = store.query_dicts("SELECT * FROM wemath_four_dimensional WHERE rule = 'strict'")[0]
+    s = store.query_dicts("SELECT * FROM wemath_four_dimensional WHERE rule = 'strict' "
+                          "AND run_id = 'hand'")[0]
     assert (s["n"], s["cm"]) == (7, 1)
+    assert _figures(store, "hand")["steps"] == [(pytest.approx(9 / 18), 1.0, pytest.approx(1 / 4))]
+    assert reports.build(store, "hand")["problems"]["incomplete"] == 0

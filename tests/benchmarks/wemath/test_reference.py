@@ -46,6 +46,22 @@ def test_reference_case_reproduces_the_authors_figures(case, data_dir, db):
     assert set(ours) == set(expected["accuracy_table"])
     for cell, text in expected["accuracy_table"].items():
         assert f"{100 * ours[cell]:.2f}%" == text, cell
+    # Table 1's columns in the paper's order (that of the authors' evaluation/accuracy.py)
+    assert list(acc["categories"]) == PAPER_TABLE1_CATEGORIES
+    assert report["problems"]["incomplete"] == 0
+    text = mathprobe("report", "--run-id", case, "--db", str(db)).stdout
+    heads = ["S1", "S2", "S3", "UCU", "AL", "CPF", "UPF", "CSF", "USF", "BTF", "CCF", "Dir",
+             "Pos", "RoM", "CCP"]
+    at = [text.index(f" {h} ") for h in heads]
+    assert at == sorted(at), text
+
+
+PAPER_TABLE1_CATEGORIES = [
+    "Understanding and Conversion of Units", "Angles and Length", "Calculation of Plane Figures",
+    "Understanding of Plane Figures", "Calculation of Solid Figures",
+    "Understanding of Solid Figures", "Basic Transformations of Figures",
+    "Cutting and Combining of Figures", "Direction", "Position", "Route Map",
+    "Correspondence of Coordinates and Positions"]
 
 
 def test_reimport_is_idempotent(data_dir, db):
