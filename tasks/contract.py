@@ -23,6 +23,7 @@ from typing import TYPE_CHECKING, Any, ClassVar, Protocol
 from tasks.errors import MathprobeError
 from tasks.items import Chat, Completion, Item, Request
 from tasks.paths import SQL_DIR
+from tasks.sampling import stratified_sample
 
 if TYPE_CHECKING:
     from tasks.store import Store
@@ -174,9 +175,23 @@ class Benchmark(ABC):
         """Load and validate `<data_dir>/<name>/...`; a malformed row is a DataError naming the
         file, row and field. Cached per data dir (runs call it more than once)."""
 
-    @abstractmethod
+    # The strata `--limit` samples over, coarsest first (what `strata` returns, e.g.
+    # ("steps", "category")); reports and logs name them.
+    strata_names: ClassVar[tuple[str, ...]] = ()
+
+    def strata(self, item: Item) -> tuple[str, ...]:
+        """The item's stratum labels, in the order of `strata_names` (default: none)."""
+        return ()
+
+    def sample_unit(self, item: Item) -> str:
+        """Items sampled together, never split by `--limit` (default: each item alone)."""
+        return item.item_id
+
     def select(self, items: Sequence[Item], limit: int | None) -> list[Item]:
-        """The items of a run with `--limit` (all of them with None); deterministic."""
+        """The items of a run with `--limit` (all of them with None): a seeded stratified
+        sample over `strata`, whole `sample_unit`s, a larger limit selecting a superset
+        (tasks.sampling). Deterministic."""
+        return stratified_sample(items, limit, strata=self.strata, unit=self.sample_unit)
 
     def reference_tables(self, dataset: Dataset) -> dict[str, Columns]:
         """Tables its views join against (table -> columns), replaced when the data changes."""

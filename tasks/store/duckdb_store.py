@@ -13,6 +13,13 @@ retried whole when another process committed first (`tasks.store.lake` says why 
 loses or duplicates a response). The writes below are written so they mean the same on both:
 no RETURNING, no INSERT OR REPLACE (a keyed write deletes the key's rows, then inserts), and
 response ids given explicitly (the file's sequence, the lake's id blocks).
+
+Opening a store for writing also repairs what a dead process left: answers it spooled when the
+disk was full are stored first (`tasks.store.spool`), and, on a DuckDB file, runs it left
+`running` become `interrupted` (only one process can hold a file for writing, so their process
+is gone; a lake has many writers and keeps them); their Prefect flow runs are listed in
+`interrupted` for the flow to mark Crashed. A read-only open of a file (`report`, `sql`)
+writes nothing, so it works on a read-only mount or a full disk.
 """
 from __future__ import annotations
 
@@ -30,11 +37,12 @@ from typing import Any, TypeVar
 
 import duckdb
 
-from tasks.errors import MathprobeError
+from tasks.errors import MathprobeError, StoreWriteError
 from tasks.items import Completion, Item
-from tasks.store import lake
+from tasks.store import lake, spool
+from tasks.store.errors import connect, write_error
 from tasks.store.location import Location, parse
-from tasks.store.sql import sql_files
+from tasks.store.sql import sql_files, sql_layer
 from tasks.store.writer import ResponseWriter
 
 T = TypeVar("T")
@@ -62,28 +70,102 @@ class RunSpec:
     backend: str
     setting: str
     params: dict[str, Any]
+    flow_run_id: str | None = None      # the Prefect flow run doing the work, if any
 
 
 class Store:
-    def __init__(self, path: str | Path | Location, data_path: str | None = None):
+    def __init__(self, path: str | Path | Location, data_path: str | None = None,
+                 read_only: bool = False):
         self.location = path if isinstance(path, Location) else parse(path, data_path)
         self.path = self.location.key
         self.is_lake = self.location.is_lake
+        self.read_only = read_only and not self.is_lake   # a lake reads beside its writers
+        self.stale_views = False       # read-only on a file whose views an older SQL layer made
+        self.interrupted: list[tuple[str, str | None]] = []   # (run_id, flow_run_id) found dead
+        self.recovered: tuple[int, list[Path]] = (0, [])       # spooled answers stored at open
         self._lock = threading.RLock()
         self._writer: ResponseWriter | None = None
         if self.is_lake:
             self.con = lake.connect(self.location)
             lake.apply_schema(self.con, self.location, [f.read_text() for f in sql_files()])
+            self._recover(dead_runs=False)
+            return
+        if self.read_only:
+            self.con = connect(self.path, read_only=True)
+            self._check_views()
             return
         if self.path != ":memory:":
             Path(self.path).parent.mkdir(parents=True, exist_ok=True)
+        self.con = connect(self.path)
         try:
-            self.con = duckdb.connect(self.path)
-        except duckdb.IOException as exc:
-            raise MathprobeError(file_lock_message(self.path, exc)) from exc
-        with self.transaction():
-            for f in sql_files():
-                self.con.execute(f.read_text())
+            self._apply_sql(self.con)
+        except duckdb.Error as exc:
+            self.con.close()
+            raise write_error(self.path, exc) from None
+        self._recover(dead_runs=True)
+
+    def _recover(self, dead_runs: bool) -> None:
+        """Store what a dead process spooled; on a file, mark the runs it left running."""
+        try:
+            self.recovered = spool.recover(self)
+            if dead_runs:
+                with self.transaction() as con:
+                    self.interrupted = con.execute(
+                        "UPDATE runs SET status = 'interrupted', cost_usd = (SELECT coalesce("
+                        "sum(cost_usd), 0) FROM responses r WHERE r.run_id = runs.run_id) "
+                        "WHERE status = 'running' RETURNING run_id, flow_run_id").fetchall()
+        except (duckdb.Error, OSError, StoreWriteError) as exc:
+            self.con.close()
+            pending = spool.pending(self.path)
+            reason = getattr(exc, "reason", None) or " ".join(str(exc).split())
+            raise StoreWriteError(
+                f"cannot write to {self.path} ({reason})"
+                + (f"; answers saved by an earlier run wait in {', '.join(map(str, pending))}"
+                   if pending else "") + ": free space (or make it writable) and run again"
+            ) from None
+
+    @staticmethod
+    def _apply_sql(con: duckdb.DuckDBPyConnection) -> None:
+        """Tables, views and macros, in one transaction, and the hash of what was applied;
+        nothing when the file already holds this very SQL (an open then writes nothing, which
+        a nearly full disk appreciates, and the file does not grow by a catalog each time; the
+        lake keeps its own fingerprint the same way)."""
+        files, digest = sql_layer()
+        try:
+            row = con.execute("SELECT value FROM store_meta WHERE key = 'sql_layer'").fetchone()
+        except duckdb.CatalogException:
+            row = None
+        if row and row[0] == digest:
+            return
+        con.execute("BEGIN TRANSACTION")
+        try:
+            for f in files:
+                con.execute(f.read_text())
+            con.execute("INSERT OR REPLACE INTO store_meta VALUES ('sql_layer', ?)", [digest])
+            con.execute("COMMIT")
+        except BaseException:
+            lake._rollback(con)
+            raise
+
+    def _check_views(self) -> None:
+        """Read-only: are the file's views this version's? If not, refresh them through a write
+        connection when one can be had, else use them as they are (`stale_views`)."""
+        try:
+            row = self.con.execute("SELECT value FROM store_meta WHERE key = 'sql_layer'").fetchone()
+        except duckdb.Error:
+            row = None
+        if row and row[0] == sql_layer()[1]:
+            return
+        self.con.close()
+        try:
+            writer = duckdb.connect(self.path)
+            try:
+                self._apply_sql(writer)
+            finally:
+                writer.close()
+        except duckdb.Error:
+            self.stale_views = True
+        self.con = connect(self.path, read_only=True)
 
     # -- plumbing -------------------------------------------------------------------------
     @contextmanager
@@ -99,7 +181,10 @@ class Store:
             except BaseException:
                 lake._rollback(self.con)
                 raise
-            self.con.execute("COMMIT")
+            try:
+                self.con.execute("COMMIT")
+            except duckdb.Error as exc:
+                raise write_error(self.path, exc) from None
 
     def write(self, work: Callable[[duckdb.DuckDBPyConnection], T]) -> T:
         """`work(con)` in one transaction; on a lake, run again whole (on a fresh snapshot)
@@ -140,12 +225,24 @@ class Store:
                 self._writer = ResponseWriter(self)
             return self._writer
 
+    def write_failure(self) -> str | None:
+        """What the writer could not store, in one line (None while writes succeed)."""
+        return self._writer.failure_message() if self._writer is not None else None
+
     def close(self) -> None:
+        """Close the file and drop the connection object itself: a closed store referenced
+        from somewhere (a traceback's frames) holds no native DuckDB object at exit."""
         if self._writer is not None:
             self._writer.close()
         with self._lock:
-            self.con.close()
-        _STORES.pop(self.path, None)
+            if self.con is not None:
+                try:
+                    self.con.close()           # checkpoints: may fail on a full disk, which
+                except duckdb.Error:           # loses nothing (the WAL stays for the next open)
+                    pass
+            self.con = None
+        if _STORES.get(self.path) is self:
+            _STORES.pop(self.path, None)
 
     @staticmethod
     def _unnest(columns: dict[str, tuple[str, list]]) -> tuple[str, dict[str, list]]:
@@ -200,22 +297,15 @@ class Store:
         if row is None:
             con.execute(
                 "INSERT INTO runs (run_id, benchmark, model, backend, setting, params, started_at,"
-                " status, n_items) VALUES (?, ?, ?, ?, ?, ?, ?, 'running', ?)",
+                " status, n_items, flow_run_id) VALUES (?, ?, ?, ?, ?, ?, ?, 'running', ?, ?)",
                 [spec.run_id, spec.benchmark, spec.model, spec.backend, spec.setting,
-                 json.dumps(spec.params, sort_keys=True), _now(), n_items])
+                 json.dumps(spec.params, sort_keys=True), _now(), n_items, spec.flow_run_id])
             return
-        benchmark, model, setting, params = row
-        stored = (benchmark, model, setting, json.loads(params) if params else {})
-        wanted = (spec.benchmark, spec.model, spec.setting, spec.params)
-        if stored != wanted:
-            raise MathprobeError(
-                f"run id '{spec.run_id}' already holds benchmark={benchmark} model={model} "
-                f"setting={setting} params={stored[3]}; this call asks for benchmark="
-                f"{spec.benchmark} model={spec.model} setting={spec.setting} params="
-                f"{spec.params}. Use another --run-id.")
+        check_same_work(spec, row)
         con.execute("UPDATE runs SET status = 'running', finished_at = NULL, "
-                    "n_items = greatest(coalesce(n_items, 0), ?) WHERE run_id = ?",
-                    [n_items, spec.run_id])
+                    "n_items = greatest(coalesce(n_items, 0), ?), "
+                    "flow_run_id = coalesce(?, flow_run_id) WHERE run_id = ?",
+                    [n_items, spec.flow_run_id, spec.run_id])
 
     def finish_run(self, run_id: str, status: str) -> None:
         self.write(lambda con: con.execute(
@@ -359,28 +449,58 @@ def _replace_keyed(con: duckdb.DuckDBPyConnection, table: str, key: Sequence[str
     con.execute(f"INSERT INTO {table} {select}", params)
 
 
-def file_lock_message(path: str, exc: Exception) -> str:
-    """The one line a user sees when a DuckDB file is already open for writing elsewhere."""
-    if "lock" in str(exc).lower():
-        return (f"{path}: the DuckDB file is in use by another process (DuckDB admits one "
-                "writing process per file). Wait for it to finish, or keep runs that write at "
-                "the same time in a DuckLake store: --db ducklake:sqlite:FILE")
-    return f"{path}: cannot open the DuckDB file ({str(exc).splitlines()[0]})"
+def check_same_work(spec: RunSpec, row: tuple) -> None:
+    """A run id is never reused for other work: a MathprobeError showing only what differs
+    between the stored run (benchmark, model, setting, params) and `spec`."""
+    benchmark, model, setting, params = row
+    stored = {"benchmark": benchmark, "model": model, "setting": setting,
+              **{f"params.{k}": v for k, v in (json.loads(params) if params else {}).items()}}
+    wanted = {"benchmark": spec.benchmark, "model": spec.model, "setting": spec.setting,
+              **{f"params.{k}": v for k, v in spec.params.items()}}
+    differs = [k for k in sorted(set(stored) | set(wanted)) if stored.get(k) != wanted.get(k)]
+    if differs:
+        def show(d: dict) -> str:
+            return " ".join(f"{k}={d[k]}" if k in d else f"{k} unset" for k in differs)
+        raise MathprobeError(f"run id '{spec.run_id}' already holds other work: it has "
+                             f"{show(stored)}; this call asks for {show(wanted)}. Use another "
+                             "--run-id, or the same arguments to resume it")
 
 
 _STORES: dict[str, Store] = {}
 _STORES_LOCK = threading.Lock()
 
 
-def open_store(path: str | Path, data_path: str | None = None) -> Store:
+def open_store(path: str | Path, data_path: str | None = None, read_only: bool = False) -> Store:
     """The process's one `Store` for a database file or DuckLake catalog (one writer per
-    process). `data_path`: where a new lake puts its Parquet files."""
+    process). `data_path`: where a new lake puts its Parquet files. A read-only open of a file
+    writes nothing (a read-only mount, a full disk) and is served by the process's write store
+    when there is one."""
     loc = parse(path, data_path)
     with _STORES_LOCK:
         store = _STORES.get(loc.key)
+        if store is not None and store.read_only and not read_only:
+            store.close()               # DuckDB: one configuration per file and process
+            store = None
         if store is None:
-            store = _STORES[loc.key] = Store(loc)
+            store = _STORES[loc.key] = Store(loc, read_only=read_only)
         return store
+
+
+def peek(path: str | Path, sql: str, params: Any = None) -> list[tuple]:
+    """One read-only query of a store file, through the process's open store if there is one,
+    else a connection closed at once (so a later write open in this process is not refused)."""
+    key = parse(path).key
+    with _STORES_LOCK:
+        store = _STORES.get(key)
+    if store is not None:
+        return store.query(sql, params)
+    con = connect(key, read_only=True)
+    try:
+        return con.execute(sql, params).fetchall()
+    except duckdb.CatalogException:
+        return []                      # not a mathprobe store (yet)
+    finally:
+        con.close()
 
 
 @atexit.register

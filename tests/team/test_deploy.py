@@ -25,7 +25,7 @@ def test_plain_prefect_deploy_then_deployment_run_completes(team, tmp_path, data
         assert con.execute("SELECT status, n_items FROM runs WHERE run_id = 'deployed'"
                            ).fetchall() == [("completed", 60)]
         assert con.execute("SELECT n FROM wemath_four_dimensional WHERE rule = 'strict'"
-                           ).fetchall() == [(20,)]
+                           ).fetchall() == [(18,)]    # --limit 60: 12 2-step + 6 3-step problems
     finally:
         con.close()
 

@@ -20,8 +20,8 @@ from typing import Any
 
 from tasks.benchmarks.cmmath import _audit as audit
 from tasks.benchmarks.cmmath._audit import audit_rules, run_judge_audit, sample_path
-from tasks.benchmarks.cmmath._data import (NAME, CmmathItem, Dataset, load, reference_tables,
-                                           select)
+from tasks.benchmarks.cmmath._data import (NAME, STRATA, CmmathItem, Dataset, load,
+                                           reference_tables, strata)
 from tasks.benchmarks.cmmath._judge import (JUDGE_PARAMS, PROMPT_FORMATS, VERDICT_PARSERS,
                                             VERDICT_RULES, judge_prompt, parse_verdict,
                                             parse_verdict_official)
@@ -102,8 +102,10 @@ class Cmmath(Benchmark):
     report = FunctionReport(build_report, render, figures)
     judge = CmmathJudge()
 
+    strata_names = STRATA
+
     load = staticmethod(load)
-    select = staticmethod(select)
+    strata = staticmethod(strata)
     reference_tables = staticmethod(reference_tables)
     prompt = staticmethod(build_prompt)
     request_image = staticmethod(request_image)
@@ -112,6 +114,7 @@ class Cmmath(Benchmark):
 
 
 benchmark = Cmmath()
+select = benchmark.select            # the --limit subset (a seeded stratified sample)
 
 __all__ = ["DEFAULT_PARAMS", "Dataset", "DEFAULT_SETTING", "GRADERS", "JUDGE_PARAMS", "NAME", "SETTINGS",
            "Cmmath", "CmmathItem", "CmmathJudge", "PointSyntaxError", "audit", "benchmark",

@@ -15,6 +15,7 @@ from tasks.benchmarks.cmmath._judge import JUDGE_PARAMS, parse_verdict
 from tasks.benchmarks.cmmath._options import gold_letters, option_letters
 from tasks.benchmarks.cmmath._rules import grade
 from tasks.errors import DataError, MathprobeError
+from tasks.files import read_text
 from tasks.items import Item, Request
 from tasks.store import RunSpec, Store
 
@@ -46,7 +47,7 @@ def read_judgment_sample(path: str | Path) -> list[dict[str, Any]]:
     if not path.is_file():
         raise DataError(path, "file not found (is --data-dir / MATHPROBE_DATA_DIR right?)")
     out = []
-    for n, line in enumerate(path.read_text(encoding="utf-8").splitlines(), start=1):
+    for n, line in enumerate(read_text(path).splitlines(), start=1):
         if not line.strip():
             continue
         try:

@@ -1,5 +1,6 @@
 """CMMaTH's data (Li et al. 2024): cmmath.json records, loaded and checked one by one (labels,
-grade, visual subject, knowledge points, options), and the subset a run with --limit takes."""
+grade, visual subject, knowledge points, options), and the strata a run with --limit samples
+over."""
 from __future__ import annotations
 
 from dataclasses import dataclass, field
@@ -134,9 +135,12 @@ def load(data_dir: str | Path) -> Dataset:
                    data_dir=str(data_dir))
 
 
-def select(items: tuple[Item, ...], limit: int | None) -> list[Item]:
-    """The first `limit` questions in file order."""
-    return list(items) if limit is None else list(items)[:limit]
+STRATA = ("grade group", "visual subject")
+
+
+def strata(item: Item) -> tuple[str, ...]:
+    """A question's stratum: its grade group and its visual subject."""
+    return (item.group_id, item.payload["metadata"]["multimodal-category"])
 
 
 def reference_tables(dataset: Dataset) -> dict[str, dict[str, tuple[str, list]]]:

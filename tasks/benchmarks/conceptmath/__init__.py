@@ -9,8 +9,8 @@ tables in `_report`; the metrics are the SQL views of `sql/conceptmath/`.
 """
 from __future__ import annotations
 
-from tasks.benchmarks.conceptmath._data import (NAME, SYSTEMS, Dataset, concept_path, language,
-                                                load, select)
+from tasks.benchmarks.conceptmath._data import (NAME, STRATA, SYSTEMS, Dataset, concept_path,
+                                                language, load, strata)
 from tasks.benchmarks.conceptmath._grading import GRADERS, grade
 from tasks.benchmarks.conceptmath import _probes as probes
 from tasks.benchmarks.conceptmath._probes import PROBE_OBJECTS
@@ -33,14 +33,17 @@ class ConceptMath(Benchmark):
     report = FunctionReport(build_report, render, figures)
     probes = PROBE_OBJECTS
 
+    strata_names = STRATA
+
     load = staticmethod(load)
-    select = staticmethod(select)
+    strata = staticmethod(strata)
     prompt = staticmethod(build_prompt)
     grade = staticmethod(grade)
     read_official_results = staticmethod(read_official_results)
 
 
 benchmark = ConceptMath()
+select = benchmark.select            # the --limit subset (a seeded stratified sample)
 
 __all__ = ["DEFAULT_PARAMS", "Dataset", "DEFAULT_SETTING", "GRADERS", "NAME", "SETTINGS", "SYSTEMS",
            "ConceptMath", "benchmark", "build_prompt", "concept_path", "grade", "language",

@@ -311,9 +311,16 @@ def test_image_mode_sends_the_image_when_it_is_there(tmp_path):
     assert with_image.request_hash != without.request_hash
 
 
-def test_select():
-    items = tuple(range(10))
-    assert cmmath.select(items, None) == list(items) and cmmath.select(items, 3) == [0, 1, 2]
+def test_select_is_a_stratified_sample_over_grade_groups_and_subjects(data_dir):
+    items = cmmath.load(data_dir).items
+    assert cmmath.select(items, None) == list(items)
+    chosen = cmmath.select(items, 60)
+    assert len(chosen) == 60
+    for group in ("1", "2", "3"):               # proportional to the grade group's size, +-1
+        share = 60 * sum(1 for i in items if i.group_id == group) / len(items)
+        assert abs(sum(1 for i in chosen if i.group_id == group) - share) < 1, group
+    subjects = {i.payload["metadata"]["multimodal-category"] for i in chosen}
+    assert len(subjects) >= 10                  # of 14 visual subjects, 3 of them tiny
 
 
 # -- the authors' result format ----------------------------------------------------------------------

@@ -114,6 +114,15 @@ def test_text_ocr_setting_with_the_baseline_and_a_judge(api, data_dir, db):
     store = open_store(db)
     assert store.query(f"SELECT count(*) FROM verdicts WHERE run_id = 'ocr' "
                        f"AND grader = 'cascade:{JUDGE}'") == [(1000,)]
+    # the judge has no price: its cost is unknown, not $0.0000
+    from rich.console import Console
+
+    from tasks.reports import render
+    console = Console(record=True, width=400)
+    console.print(render(report, 400))
+    judge_line = next(line for line in console.export_text().splitlines()
+                      if line.startswith(f"judge {JUDGE}:"))
+    assert "cost unknown (no price for this model" in judge_line
     # the text+ocr setting gives the model the OCR caption too
     item = next(i for i in cmmath.load(data_dir).items if i.payload.get("ocr"))
     assert cmmath.build_prompt(item, "text+ocr") != cmmath.build_prompt(item, "text")
