@@ -20,30 +20,36 @@ disk was full are stored first (`tasks.store.spool`), and, on a DuckDB file, run
 is gone; a lake has many writers and keeps them); their Prefect flow runs are listed in
 `interrupted` for the flow to mark Crashed. A read-only open of a file (`report`, `sql`)
 writes nothing, so it works on a read-only mount or a full disk.
+
+This module is the store itself (connections, the SQL layer, transactions, the process's one
+store per file); the rows it reads and writes are in `items_table`, `runs_table` and
+`answers_table`, mixed into `Store`.
 """
 from __future__ import annotations
 
 import atexit
 import importlib.util
-import json
 import sys
 import threading
-from collections.abc import Callable, Iterable, Iterator, Sequence
+from collections.abc import Callable, Iterator
 from contextlib import contextmanager
-from dataclasses import dataclass
-from datetime import datetime, timezone
 from pathlib import Path
 from typing import Any, TypeVar
 
 import duckdb
 
-from tasks.errors import MathprobeError, StoreWriteError
-from tasks.items import Completion, Item
+from tasks.errors import StoreWriteError
 from tasks.store import lake, spool
+from tasks.store.answers_table import ANSWERED, ANSWERED_SQL, AnswersTable
 from tasks.store.errors import connect, write_error
+from tasks.store.items_table import ItemsTable
 from tasks.store.location import Location, parse
+from tasks.store.runs_table import RunSpec, RunsTable, check_same_work
 from tasks.store.sql import sql_files, sql_layer
 from tasks.store.writer import ResponseWriter
+
+__all__ = ["ANSWERED", "ANSWERED_SQL", "RunSpec", "Store", "check_same_work", "close_all",
+           "open_store", "peek"]
 
 T = TypeVar("T")
 
@@ -53,27 +59,11 @@ T = TypeVar("T")
 if "pandas" not in sys.modules and importlib.util.find_spec("pandas") is None:
     sys.modules["pandas"] = None      # type: ignore[assignment]
 
-# Statuses that carry an answer to grade; `infra_failed` is not one: it is retried later.
-ANSWERED = ("ok", "refused", "missing")
-ANSWERED_SQL = "('ok', 'refused', 'missing')"
 
+class Store(ItemsTable, RunsTable, AnswersTable):
+    """A store open in this process: a DuckDB file (read-write, or read-only) or a DuckLake
+    catalog; its rows are read and written through the mixed-in tables' methods."""
 
-def _now() -> datetime:
-    return datetime.now(timezone.utc).replace(tzinfo=None)
-
-
-@dataclass(frozen=True)
-class RunSpec:
-    run_id: str
-    benchmark: str
-    model: str
-    backend: str
-    setting: str
-    params: dict[str, Any]
-    flow_run_id: str | None = None      # the Prefect flow run doing the work, if any
-
-
-class Store:
     def __init__(self, path: str | Path | Location, data_path: str | None = None,
                  read_only: bool = False):
         self.location = path if isinstance(path, Location) else parse(path, data_path)
@@ -243,227 +233,6 @@ class Store:
             self.con = None
         if _STORES.get(self.path) is self:
             _STORES.pop(self.path, None)
-
-    @staticmethod
-    def _unnest(columns: dict[str, tuple[str, list]]) -> tuple[str, dict[str, list]]:
-        """A SELECT that turns parallel Python lists into rows: bulk inserts without executemany."""
-        select = ", ".join(f"unnest(${name}::{typ}[]) AS {name}" for name, (typ, _) in columns.items())
-        return select, {name: values for name, (_, values) in columns.items()}
-
-    # -- items ----------------------------------------------------------------------------
-    def upsert_items(self, items: Sequence[Item]) -> None:
-        select, params = self._unnest({
-            "benchmark": ("VARCHAR", [i.benchmark for i in items]),
-            "item_id": ("VARCHAR", [i.item_id for i in items]),
-            "group_id": ("VARCHAR", [i.group_id for i in items]),
-            "part": ("VARCHAR", [i.part for i in items]),
-            "concept": ("VARCHAR", [i.concept for i in items]),
-            "question": ("VARCHAR", [i.question for i in items]),
-            "gold": ("VARCHAR", [i.gold for i in items]),
-            "payload": ("VARCHAR", [json.dumps(i.payload, ensure_ascii=False) for i in items]),
-        })
-        self.write(lambda con: _replace_keyed(
-            con, "items", ("benchmark", "item_id"),
-            f"SELECT * REPLACE (payload::JSON AS payload) FROM (SELECT {select})", params))
-
-    def dataset_fingerprint(self, benchmark: str) -> str | None:
-        rows = self.query("SELECT fingerprint FROM loaded_datasets WHERE benchmark = ?", [benchmark])
-        return rows[0][0] if rows else None
-
-    def set_dataset_fingerprint(self, benchmark: str, fingerprint: str) -> None:
-        self.write(lambda con: _replace_keyed(
-            con, "loaded_datasets", ("benchmark",),
-            "SELECT $benchmark AS benchmark, $fingerprint AS fingerprint, current_timestamp",
-            {"benchmark": benchmark, "fingerprint": fingerprint}))
-
-    def replace_table(self, table: str, columns: dict[str, tuple[str, list]]) -> None:
-        """Reference tables loaded from the data directory (e.g. the WE-MATH knowledge tree)."""
-        select, params = self._unnest(columns)
-
-        def work(con: duckdb.DuckDBPyConnection) -> None:
-            con.execute(f"DELETE FROM {table}")
-            con.execute(f"INSERT INTO {table} ({', '.join(columns)}) SELECT {select}", params)
-        self.write(work)
-
-    # -- runs -----------------------------------------------------------------------------
-    def start_run(self, spec: RunSpec, n_items: int) -> None:
-        """Create the run, or reopen it for resuming; a run id is never reused for other work."""
-        self.write(lambda con: self._start_run(con, spec, n_items))
-
-    @staticmethod
-    def _start_run(con: duckdb.DuckDBPyConnection, spec: RunSpec, n_items: int) -> None:
-        row = con.execute("SELECT benchmark, model, setting, params FROM runs WHERE run_id = ?",
-                          [spec.run_id]).fetchone()
-        if row is None:
-            con.execute(
-                "INSERT INTO runs (run_id, benchmark, model, backend, setting, params, started_at,"
-                " status, n_items, flow_run_id) VALUES (?, ?, ?, ?, ?, ?, ?, 'running', ?, ?)",
-                [spec.run_id, spec.benchmark, spec.model, spec.backend, spec.setting,
-                 json.dumps(spec.params, sort_keys=True), _now(), n_items, spec.flow_run_id])
-            return
-        check_same_work(spec, row)
-        con.execute("UPDATE runs SET status = 'running', finished_at = NULL, "
-                    "n_items = greatest(coalesce(n_items, 0), ?), "
-                    "flow_run_id = coalesce(?, flow_run_id) WHERE run_id = ?",
-                    [n_items, spec.flow_run_id, spec.run_id])
-
-    def finish_run(self, run_id: str, status: str) -> None:
-        self.write(lambda con: con.execute(
-            "UPDATE runs SET status = ?, finished_at = ?, cost_usd = "
-            "(SELECT coalesce(sum(cost_usd), 0) FROM responses WHERE run_id = ?) WHERE run_id = ?",
-            [status, _now(), run_id, run_id]))
-
-    def run(self, run_id: str) -> dict[str, Any] | None:
-        rows = self.query_dicts("SELECT * FROM run_summary WHERE run_id = ?", [run_id])
-        return rows[0] if rows else None
-
-    # -- responses ------------------------------------------------------------------------
-    def item_statuses(self, run_id: str) -> dict[str, str]:
-        """item_id -> status of the response that counts, for every item the run has asked."""
-        return dict(self.query("SELECT item_id, status FROM current_responses WHERE run_id = ?",
-                               [run_id]))
-
-    def spent(self, run_id: str) -> float:
-        return self.query("SELECT coalesce(sum(cost_usd), 0) FROM responses WHERE run_id = ?",
-                          [run_id])[0][0]
-
-    def append_responses(self, run_id: str,
-                         rows: Iterable[tuple[str, str, Completion]]) -> int:
-        """Append (item_id, request_hash, completion) rows now; returns how many were new.
-
-        A row for an item that already has an answer in this run is skipped, so writing the same
-        batch twice (a resumed run, a re-import) never duplicates anything.
-        """
-        rows = list(rows)
-        if not rows:
-            return 0
-        return self.write(lambda con: self._append_new(con, run_id, rows))
-
-    def _append_new(self, con: duckdb.DuckDBPyConnection, run_id: str,
-                    rows: list[tuple[str, str, Completion]]) -> int:
-        """Inside a write: insert the rows whose item has no answer in the run yet."""
-        answered = {r[0] for r in con.execute(
-            f"SELECT item_id FROM responses WHERE run_id = $run_id AND status IN {ANSWERED_SQL} "
-            "AND item_id IN (SELECT unnest($items::VARCHAR[]))",
-            {"run_id": run_id, "items": sorted({r[0] for r in rows})}).fetchall()}
-        rows = [r for r in rows if r[0] not in answered]
-        if not rows:
-            return 0
-        ids = self._new_response_ids(con, len(rows))
-        cs = [c for _, _, c in rows]
-        select, params = self._unnest({
-            "response_id": ("BIGINT", ids),
-            "item_id": ("VARCHAR", [r[0] for r in rows]),
-            "request_hash": ("VARCHAR", [r[1] for r in rows]),
-            "response": ("VARCHAR", [c.text for c in cs]),
-            "status": ("VARCHAR", [c.status for c in cs]),
-            "error": ("VARCHAR", [c.error for c in cs]),
-            "attempts": ("INTEGER", [c.attempts for c in cs]),
-            "latency_s": ("DOUBLE", [c.latency_s for c in cs]),
-            "input_tokens": ("BIGINT", [c.input_tokens for c in cs]),
-            "output_tokens": ("BIGINT", [c.output_tokens for c in cs]),
-            "cost_usd": ("DOUBLE", [c.cost_usd for c in cs]),
-        })
-        params["run_id"] = run_id
-        con.execute(f"""
-            INSERT INTO responses (response_id, run_id, item_id, request_hash, response, status,
-                                   error, attempts, latency_s, input_tokens, output_tokens,
-                                   cost_usd)
-            SELECT s.response_id, $run_id, s.* EXCLUDE (response_id) FROM (SELECT {select}) s
-            """, params)
-        inserted = [(rid, r[0], r[2].status) for rid, r in zip(ids, rows)]
-        self._insert_logprobs(con, inserted, {r[0]: r[2] for r in rows if r[2].token_logprobs})
-        return len(inserted)
-
-    def _insert_logprobs(self, con, inserted: list[tuple], by_item: dict[str, Completion]) -> None:
-        """Token log-probabilities of the responses just inserted (generated tokens, or the scored
-        prompt's), in the same transaction."""
-        cols: dict[str, list] = {"response_id": [], "position": [], "token": [], "token_id": [],
-                                 "logprob": [], "kind": []}
-        for response_id, item_id, _ in inserted:
-            c = by_item.get(item_id)
-            for pos, (token, token_id, logprob) in enumerate(c.token_logprobs if c else []):
-                for k, v in zip(cols, (response_id, pos, token, token_id, logprob, c.logprob_kind)):
-                    cols[k].append(v)
-        if not cols["response_id"]:
-            return
-        select, params = self._unnest({
-            "response_id": ("BIGINT", cols["response_id"]), "position": ("INTEGER", cols["position"]),
-            "token": ("VARCHAR", cols["token"]), "token_id": ("BIGINT", cols["token_id"]),
-            "logprob": ("DOUBLE", cols["logprob"]), "kind": ("VARCHAR", cols["kind"])})
-        con.execute(f"INSERT INTO token_logprobs (response_id, position, token, token_id, logprob, kind) "
-                    f"SELECT * FROM (SELECT {select})", params)
-
-    def write_probe_scores(self, run_id: str, probe: str,
-                           rows: Sequence[tuple[str, float, str | None]]) -> None:
-        """(item_id, score, detail) per item of a probe run (Rouge-L, reciprocal rank)."""
-        if not rows:
-            return
-        select, params = self._unnest({
-            "item_id": ("VARCHAR", [r[0] for r in rows]), "score": ("DOUBLE", [r[1] for r in rows]),
-            "detail": ("VARCHAR", [r[2] for r in rows])})
-        params.update(run_id=run_id, probe=probe)
-        self.write(lambda con: _replace_keyed(
-            con, "probe_scores", ("run_id", "item_id", "probe"),
-            f"SELECT $run_id AS run_id, item_id, $probe AS probe, score, detail "
-            f"FROM (SELECT {select})", params))
-
-    # -- verdicts -------------------------------------------------------------------------
-    def ungraded(self, run_id: str, grader: str) -> list[tuple[int, str, str | None]]:
-        """(response_id, item_id, response) of answers in the run that `grader` has not graded."""
-        return self.query(f"""
-            SELECT c.response_id, c.item_id, c.response
-            FROM current_responses c
-            LEFT JOIN verdicts v ON v.run_id = c.run_id AND v.item_id = c.item_id
-                                AND v.grader = ? AND v.response_id = c.response_id
-            WHERE c.run_id = ? AND c.status IN {ANSWERED_SQL} AND v.item_id IS NULL
-            ORDER BY c.response_id""", [grader, run_id])
-
-    def write_verdicts(self, run_id: str, grader: str,
-                       rows: Sequence[tuple[str, int, str | None, bool]]) -> None:
-        """(item_id, response_id, extracted, correct) rows; a re-grade replaces the old verdict."""
-        if not rows:
-            return
-        select, params = self._unnest({
-            "item_id": ("VARCHAR", [r[0] for r in rows]),
-            "response_id": ("BIGINT", [r[1] for r in rows]),
-            "extracted": ("VARCHAR", [r[2] for r in rows]),
-            "correct": ("BOOLEAN", [r[3] for r in rows]),
-        })
-        params.update(run_id=run_id, grader=grader)
-        self.write(lambda con: _replace_keyed(
-            con, "verdicts", ("run_id", "item_id", "grader"), f"""
-            SELECT $run_id AS run_id, s.item_id, $grader AS grader, s.response_id, s.extracted,
-                   s.correct, current_timestamp AS graded_at
-            FROM (SELECT {select}) s""", params))
-
-
-def _replace_keyed(con: duckdb.DuckDBPyConnection, table: str, key: Sequence[str], select: str,
-                   params: Any) -> None:
-    """Insert the rows of `select` (all of `table`'s columns, in order), first deleting the rows
-    with the same key: what INSERT OR REPLACE does on a file, written so a DuckLake table
-    (which has no keys) means the same. Call inside a write."""
-    match = " AND ".join(f"t.{k} IS NOT DISTINCT FROM n.{k}" for k in key)
-    con.execute(f"DELETE FROM {table} t WHERE EXISTS (SELECT 1 FROM ({select}) n WHERE {match})",
-                params)
-    con.execute(f"INSERT INTO {table} {select}", params)
-
-
-def check_same_work(spec: RunSpec, row: tuple) -> None:
-    """A run id is never reused for other work: a MathprobeError showing only what differs
-    between the stored run (benchmark, model, setting, params) and `spec`."""
-    benchmark, model, setting, params = row
-    stored = {"benchmark": benchmark, "model": model, "setting": setting,
-              **{f"params.{k}": v for k, v in (json.loads(params) if params else {}).items()}}
-    wanted = {"benchmark": spec.benchmark, "model": spec.model, "setting": spec.setting,
-              **{f"params.{k}": v for k, v in spec.params.items()}}
-    differs = [k for k in sorted(set(stored) | set(wanted)) if stored.get(k) != wanted.get(k)]
-    if differs:
-        def show(d: dict) -> str:
-            return " ".join(f"{k}={d[k]}" if k in d else f"{k} unset" for k in differs)
-        raise MathprobeError(f"run id '{spec.run_id}' already holds other work: it has "
-                             f"{show(stored)}; this call asks for {show(wanted)}. Use another "
-                             "--run-id, or the same arguments to resume it")
 
 
 _STORES: dict[str, Store] = {}

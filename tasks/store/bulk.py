@@ -1,0 +1,27 @@
+"""Bulk writes that mean the same on a DuckDB file and on a DuckLake catalog: parallel Python
+lists turned into rows in one statement (no executemany), and a keyed replace written as
+delete-then-insert (DuckLake has no keys, so no INSERT OR REPLACE)."""
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Any
+
+import duckdb
+
+
+def unnest(columns: dict[str, tuple[str, list]]) -> tuple[str, dict[str, list]]:
+    """A SELECT list that turns parallel Python lists into rows, and its parameters:
+    {name: (type, values)} -> ("unnest($name::type[]) AS name, ...", {name: values})."""
+    select = ", ".join(f"unnest(${name}::{typ}[]) AS {name}" for name, (typ, _) in columns.items())
+    return select, {name: values for name, (_, values) in columns.items()}
+
+
+def replace_keyed(con: duckdb.DuckDBPyConnection, table: str, key: Sequence[str], select: str,
+                  params: Any) -> None:
+    """Insert the rows of `select` (all of `table`'s columns, in order), first deleting the rows
+    with the same key: what INSERT OR REPLACE does on a file, written so a DuckLake table
+    (which has no keys) means the same. Call inside a write."""
+    match = " AND ".join(f"t.{k} IS NOT DISTINCT FROM n.{k}" for k in key)
+    con.execute(f"DELETE FROM {table} t WHERE EXISTS (SELECT 1 FROM ({select}) n WHERE {match})",
+                params)
+    con.execute(f"INSERT INTO {table} {select}", params)

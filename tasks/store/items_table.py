@@ -1,0 +1,50 @@
+"""The benchmark data a store holds for its views to join against: the items as loaded, which
+version of each benchmark's files they are (so unchanged data is not loaded again), and the
+reference tables a benchmark loads from its data directory (e.g. WE-MATH's knowledge tree)."""
+from __future__ import annotations
+
+import json
+from collections.abc import Sequence
+
+import duckdb
+
+from tasks.items import Item
+from tasks.store.bulk import replace_keyed, unnest
+
+
+class ItemsTable:
+    """Mixed into `Store` (which gives `write` and `query`)."""
+
+    def upsert_items(self, items: Sequence[Item]) -> None:
+        select, params = unnest({
+            "benchmark": ("VARCHAR", [i.benchmark for i in items]),
+            "item_id": ("VARCHAR", [i.item_id for i in items]),
+            "group_id": ("VARCHAR", [i.group_id for i in items]),
+            "part": ("VARCHAR", [i.part for i in items]),
+            "concept": ("VARCHAR", [i.concept for i in items]),
+            "question": ("VARCHAR", [i.question for i in items]),
+            "gold": ("VARCHAR", [i.gold for i in items]),
+            "payload": ("VARCHAR", [json.dumps(i.payload, ensure_ascii=False) for i in items]),
+        })
+        self.write(lambda con: replace_keyed(
+            con, "items", ("benchmark", "item_id"),
+            f"SELECT * REPLACE (payload::JSON AS payload) FROM (SELECT {select})", params))
+
+    def dataset_fingerprint(self, benchmark: str) -> str | None:
+        rows = self.query("SELECT fingerprint FROM loaded_datasets WHERE benchmark = ?", [benchmark])
+        return rows[0][0] if rows else None
+
+    def set_dataset_fingerprint(self, benchmark: str, fingerprint: str) -> None:
+        self.write(lambda con: replace_keyed(
+            con, "loaded_datasets", ("benchmark",),
+            "SELECT $benchmark AS benchmark, $fingerprint AS fingerprint, current_timestamp",
+            {"benchmark": benchmark, "fingerprint": fingerprint}))
+
+    def replace_table(self, table: str, columns: dict[str, tuple[str, list]]) -> None:
+        """Reference tables loaded from the data directory (e.g. the WE-MATH knowledge tree)."""
+        select, params = unnest(columns)
+
+        def work(con: duckdb.DuckDBPyConnection) -> None:
+            con.execute(f"DELETE FROM {table}")
+            con.execute(f"INSERT INTO {table} ({', '.join(columns)}) SELECT {select}", params)
+        self.write(work)
