@@ -16,31 +16,40 @@ DROP VIEW IF EXISTS cmmath_accuracy;
 DROP VIEW IF EXISTS cmmath_grader_coverage;
 DROP VIEW IF EXISTS cmmath_item_verdicts;
 
+-- The answers of CMMaTH runs (items whose response that counts is an answer), judge runs not.
+CREATE OR REPLACE VIEW cmmath_answer_ids AS
+SELECT k.run_id, k.item_id, k.answer_id
+FROM current_response_ids k
+JOIN runs r ON r.run_id = k.run_id
+WHERE r.benchmark = 'cmmath' AND r.setting NOT IN ('judge', 'judge-audit')
+  AND k.answer_id IS NOT NULL;
+
+COMMENT ON VIEW cmmath_answer_ids IS 'CMMaTH: the answers of each run (judge runs excluded): items whose response that counts is an answer (ok, refused, missing), with its response id.';
+COMMENT ON COLUMN cmmath_answer_ids.answer_id IS 'the response that counts (responses.response_id)';
+
 -- Layer 2: one row per answer of a CMMaTH run and grader of that run (every grader that gave
 -- the run a verdict, and 'rules' always), with the question's labels; `correct` is NULL where
 -- that grader left the answer undecided. Judge runs (setting judge / judge-audit) hold the
 -- judge's replies, not answers: they are not here.
+-- (Written without CTEs used twice: DuckDB would compute such a CTE for every run before a
+-- run filter applies; views and subqueries take the filter.)
 CREATE OR REPLACE VIEW cmmath_answers AS
-WITH answered AS (
-    SELECT c.run_id, c.item_id
-    FROM current_responses c
-    JOIN runs r ON r.run_id = c.run_id
-    WHERE r.benchmark = 'cmmath' AND r.setting NOT IN ('judge', 'judge-audit')
-      AND c.status IN ('ok', 'refused', 'missing')
-), graders AS (
-    SELECT DISTINCT run_id, grader FROM item_verdicts WHERE benchmark = 'cmmath'
-    UNION
-    SELECT run_id, 'rules' FROM runs
-    WHERE benchmark = 'cmmath' AND setting NOT IN ('judge', 'judge-audit')
-)
 SELECT a.run_id, g.grader, a.item_id,
        ci.answer_type, ci.grade_id, ci.grade_group, ci.category, ci.answer, ci.official_point,
-       iv.correct, iv.extracted
-FROM answered a
-JOIN graders g ON g.run_id = a.run_id
+       v.correct, v.extracted
+FROM cmmath_answer_ids a
+JOIN (SELECT v.run_id, v.grader                 -- every grader with a verdict on an answer
+      FROM verdicts v
+      JOIN cmmath_answer_ids a
+        ON a.run_id = v.run_id AND a.item_id = v.item_id AND a.answer_id = v.response_id
+      UNION
+      SELECT run_id, 'rules' FROM runs
+      WHERE benchmark = 'cmmath' AND setting NOT IN ('judge', 'judge-audit')) g
+  ON g.run_id = a.run_id
 JOIN cmmath_items ci ON ci.item_id = a.item_id
-LEFT JOIN item_verdicts iv
-       ON iv.run_id = a.run_id AND iv.item_id = a.item_id AND iv.grader = g.grader;
+LEFT JOIN verdicts v
+       ON v.run_id = a.run_id AND v.item_id = a.item_id AND v.grader = g.grader
+      AND v.response_id = a.answer_id;
 
 COMMENT ON VIEW cmmath_answers IS 'CMMaTH layer 2: every answer of a run (failed calls excluded) under every grader of the run, with the question''s labels; correct NULL = that grader left it undecided.';
 COMMENT ON COLUMN cmmath_answers.correct IS 'the grader''s verdict; NULL: undecided (rules could not read it, no judge decided it, or the judge''s reply had no verdict)';
@@ -64,21 +73,17 @@ COMMENT ON COLUMN cmmath_coverage.coverage IS 'n_decided / n_answers';
 
 -- Layer 3, the paper's definitions. Paper Table 4, "Overall" and the answer types:
 -- accuracy = right answers / all answers, over all questions ('all') and per answer type.
+-- (One pass over the answers: the run's rows and its rows per answer type, 'all' first.)
 CREATE OR REPLACE VIEW cmmath_paper_accuracy AS
-SELECT run_id, grader, 'all' AS answer_type,
+SELECT run_id, grader,
+       CASE WHEN grouping(answer_type) = 1 THEN 'all' ELSE answer_type END AS answer_type,
        count(*)                                 AS n,
        count(*) - count(correct)                AS n_undecided,
        n_correct(correct)                       AS correct,
        accuracy_of(correct)                     AS accuracy,
        (n_correct(correct) + count(*) - count(correct)) / count(*) AS accuracy_max
 FROM cmmath_answers
-GROUP BY run_id, grader
-UNION ALL
-SELECT run_id, grader, answer_type,
-       count(*), count(*) - count(correct), n_correct(correct), accuracy_of(correct),
-       (n_correct(correct) + count(*) - count(correct)) / count(*)
-FROM cmmath_answers
-GROUP BY run_id, grader, answer_type;
+GROUP BY GROUPING SETS ((run_id, grader), (run_id, grader, answer_type));
 
 COMMENT ON VIEW cmmath_paper_accuracy IS 'CMMaTH, the paper''s definition (Table 4, overall and answer types): accuracy = right / all answers; undecided answers count as not right and are shown apart.';
 COMMENT ON COLUMN cmmath_paper_accuracy.answer_type IS 'all | choice | free_form';

@@ -53,21 +53,14 @@ WITH typed AS (
                 WHEN a.answer_type = 'choice' THEN 'multi_choice'
                 ELSE a.answer_type END AS question_type
     FROM cmmath_answers a
-), grouped AS (
-    SELECT t.run_id, t.grader, t.item_id, t.is_right, 'subject' AS breakdown,
-           t.category AS label
-    FROM typed t
-    UNION ALL
-    SELECT t.run_id, t.grader, t.item_id, t.is_right, 'grade_id', CAST(t.grade_id AS VARCHAR)
-    FROM typed t
-    UNION ALL
-    SELECT t.run_id, t.grader, t.item_id, t.is_right, 'question_type', t.question_type
-    FROM typed t
 )
-SELECT g.run_id, g.grader, g.item_id, g.breakdown,
+SELECT t.run_id, t.grader, t.item_id, g.breakdown,
        coalesce(k.key, 'UnKnown')           AS key,
-       g.is_right AND k.key IS NOT NULL     AS counted_right
-FROM grouped g
+       t.is_right AND k.key IS NOT NULL     AS counted_right
+FROM typed t
+CROSS JOIN LATERAL (VALUES ('subject', t.category),          -- each answer in each breakdown
+                           ('grade_id', CAST(t.grade_id AS VARCHAR)),
+                           ('question_type', t.question_type)) AS g(breakdown, label)
 LEFT JOIN cmmath_official_keys k ON k.breakdown = g.breakdown AND k.key = g.label;
 
 COMMENT ON VIEW cmmath_official_answers IS 'CMMaTH, the authors'' code: each answer''s group per breakdown as their statics_acc.py assigns it, and whether it counts as right there.';
@@ -78,19 +71,18 @@ COMMENT ON COLUMN cmmath_official_answers.counted_right IS 'graded right and in 
 -- all answers x 100; per breakdown the total their report ends with (key '(total)'), right
 -- counted in its groups / all answers x 100 (equal to overall unless labels fall outside
 -- their lists); all rounded to one decimal as Python's round().
+-- (One pass over the answers: each answer against every group of its breakdown, so a group
+-- no answer falls in still gets its row; GROUPING SETS adds each breakdown's total.)
 CREATE OR REPLACE VIEW cmmath_official_scores AS
-WITH runs_graders AS (
-    SELECT DISTINCT run_id, grader FROM cmmath_answers
-), groups AS (
-    SELECT rg.run_id, rg.grader, k.breakdown, k.key, k.position,
-           count(a.item_id)                                  AS n,
-           count(a.item_id) FILTER (a.counted_right)         AS correct
-    FROM runs_graders rg
-    CROSS JOIN cmmath_official_keys k
-    LEFT JOIN cmmath_official_answers a
-           ON a.run_id = rg.run_id AND a.grader = rg.grader
-          AND a.breakdown = k.breakdown AND a.key = k.key
-    GROUP BY rg.run_id, rg.grader, k.breakdown, k.key, k.position
+WITH groups AS (
+    SELECT a.run_id, a.grader, k.breakdown, k.key, k.position,
+           grouping(k.key) = 1                                     AS is_total,
+           count(*) FILTER (a.key = k.key)                         AS n,
+           count(*) FILTER (a.key = k.key AND a.counted_right)     AS correct
+    FROM cmmath_official_answers a
+    JOIN cmmath_official_keys k ON k.breakdown = a.breakdown
+    GROUP BY GROUPING SETS ((a.run_id, a.grader, k.breakdown, k.key, k.position),
+                            (a.run_id, a.grader, k.breakdown))
 )
 SELECT run_id, grader, 'overall' AS breakdown, 'all' AS key, 0 AS position,
        count(*) AS n, count(*) FILTER (correct) AS correct,
@@ -98,14 +90,12 @@ SELECT run_id, grader, 'overall' AS breakdown, 'all' AS key, 0 AS position,
 FROM cmmath_answers
 GROUP BY run_id, grader
 UNION ALL
-SELECT run_id, grader, breakdown, key, position, n, correct,
-       python_round_1(correct / (n + 1) * 100)
-FROM groups
-UNION ALL
-SELECT run_id, grader, breakdown, '(total)', 99, sum(n)::BIGINT, sum(correct)::BIGINT,
-       python_round_1(sum(correct) / sum(n) * 100)
-FROM groups
-GROUP BY run_id, grader, breakdown;
+SELECT run_id, grader, breakdown,
+       CASE WHEN is_total THEN '(total)' ELSE key END,
+       CASE WHEN is_total THEN 99 ELSE position END,
+       n, correct,
+       python_round_1(CASE WHEN is_total THEN correct / n ELSE correct / (n + 1) END * 100)
+FROM groups;
 
 COMMENT ON VIEW cmmath_official_scores IS 'CMMaTH, the authors'' code (tool/statics_acc.py): scores per visual subject, grade_id and question type = right / (count + 1) x 100, overall = right / all x 100, rounded to 1 decimal like Python''s round(); right = the grader''s verdict TRUE (undecided: not right).';
 COMMENT ON COLUMN cmmath_official_scores.breakdown IS 'overall | subject | grade_id | question_type';

@@ -7,15 +7,18 @@
 -- itself hold '/', e.g. 'mode/mean/median/range', so a path is never split).
 
 -- One row per graded problem, with its system and its place in the hierarchy.
+-- (Each item's payload is read once, for the three fields together.)
 CREATE OR REPLACE VIEW conceptmath_item_verdicts AS
 SELECT iv.run_id, iv.grader, iv.item_id,
-       i.group_id                          AS system,
-       i.payload->>'cate0'                 AS cate0,
-       i.payload->>'cate1'                 AS cate1,
-       i.payload->>'cate2'                 AS cate2,
+       i.system,
+       i.cates[1]                          AS cate0,
+       i.cates[2]                          AS cate1,
+       i.cates[3]                          AS cate2,
        iv.correct
 FROM item_verdicts iv
-JOIN items i ON i.benchmark = 'conceptmath' AND i.item_id = iv.item_id
+JOIN (SELECT item_id, group_id AS system,
+             json_extract_string(payload, ['cate0', 'cate1', 'cate2']) AS cates
+      FROM items WHERE benchmark = 'conceptmath') i ON i.item_id = iv.item_id
 WHERE iv.benchmark = 'conceptmath';
 
 -- Paper Table 2, one cell: accuracy of a run on a system (its setting is the run's).
@@ -41,22 +44,15 @@ GROUP BY run_id, grader;
 -- Concept accuracy at the three levels of the hierarchy (the authors' per-concept metric:
 -- right / count over the problems under the concept).
 CREATE OR REPLACE VIEW conceptmath_concept_accuracy AS
-WITH by_level AS (
-    SELECT run_id, grader, system, 1 AS level, cate0 AS concept, correct
-    FROM conceptmath_item_verdicts
-    UNION ALL
-    SELECT run_id, grader, system, 2, cate0 || '/' || cate1, correct
-    FROM conceptmath_item_verdicts
-    UNION ALL
-    SELECT run_id, grader, system, 3, cate0 || '/' || cate1 || '/' || cate2, correct
-    FROM conceptmath_item_verdicts
-)
-SELECT run_id, grader, system, level, concept,
+SELECT v.run_id, v.grader, v.system, l.level, l.concept,
        count(*)                 AS n,
-       n_correct(correct)       AS correct,
-       accuracy_of(correct)     AS accuracy
-FROM by_level
-GROUP BY run_id, grader, system, level, concept;
+       n_correct(v.correct)     AS correct,
+       accuracy_of(v.correct)   AS accuracy
+FROM conceptmath_item_verdicts v
+CROSS JOIN LATERAL (VALUES (1, v.cate0),                      -- each problem at each level
+                           (2, v.cate0 || '/' || v.cate1),
+                           (3, v.cate0 || '/' || v.cate1 || '/' || v.cate2)) AS l(level, concept)
+GROUP BY v.run_id, v.grader, v.system, l.level, l.concept;
 
 -- The runs behind the mean concept accuracy (paper Fig. 5, which averages over models): zero-shot
 -- runs only (setting 'zs'; never chain-of-thought, few-shot, probe or imported runs, whose prompt
@@ -98,17 +94,20 @@ FROM conceptmath_concept_accuracy;
 
 -- Problems on which the two rule graders disagree, with the response they graded.
 CREATE OR REPLACE VIEW conceptmath_grader_disagreement AS
-SELECT o.run_id, o.item_id, o.system,
-       o.correct                                   AS official,
-       s.correct                                   AS strict,
-       c.response
-FROM conceptmath_item_verdicts o
-JOIN conceptmath_item_verdicts s
-  ON s.run_id = o.run_id AND s.item_id = o.item_id AND s.grader = 'strict'
-JOIN item_verdicts iv
-  ON iv.run_id = o.run_id AND iv.item_id = o.item_id AND iv.grader = 'official'
-JOIN responses c ON c.response_id = iv.response_id
-WHERE o.grader = 'official' AND o.correct <> s.correct;
+WITH both_graders AS (   -- per graded problem, the two verdicts on the response that counts
+    SELECT run_id, item_id, any_value(response_id)             AS response_id,
+           bool_or(correct) FILTER (grader = 'official')       AS official,
+           bool_or(correct) FILTER (grader = 'strict')         AS strict
+    FROM item_verdicts
+    WHERE benchmark = 'conceptmath' AND grader IN ('official', 'strict')
+    GROUP BY run_id, item_id
+)
+SELECT b.run_id, b.item_id, i.group_id AS system, b.official, b.strict, c.response
+FROM both_graders b
+JOIN items i ON i.benchmark = 'conceptmath' AND i.item_id = b.item_id
+JOIN responses c
+  ON c.run_id = b.run_id AND c.item_id = b.item_id AND c.response_id = b.response_id
+WHERE b.official <> b.strict;
 
 -- Paper Table 2, one model's row: for the run `rid`, the runs of the same model on ConceptMath,
 -- one per prompt setting (the run itself for its own setting; otherwise the latest started),

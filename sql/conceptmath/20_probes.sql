@@ -4,10 +4,11 @@
 
 -- The items a probe run covers, with their system and concept path (levels 1..3).
 CREATE OR REPLACE VIEW conceptmath_probe_items AS
-SELECT r.run_id, i.item_id, i.group_id AS system,
-       i.payload->>'cate0' AS cate0, i.payload->>'cate1' AS cate1, i.payload->>'cate2' AS cate2
+SELECT r.run_id, i.item_id, i.system, i.cates[1] AS cate0, i.cates[2] AS cate1, i.cates[3] AS cate2
 FROM runs r
-JOIN items i ON i.benchmark = r.benchmark
+JOIN (SELECT benchmark, item_id, group_id AS system,
+             json_extract_string(payload, ['cate0', 'cate1', 'cate2']) AS cates
+      FROM items WHERE benchmark = 'conceptmath') i ON i.benchmark = r.benchmark
 WHERE r.benchmark = 'conceptmath';
 
 -- MIN-K% (Shi et al. 2023) per question: the mean of the K% = 10% lowest token
@@ -16,23 +17,22 @@ WHERE r.benchmark = 'conceptmath';
 -- `min_k_prob` = exp(min_k), the same on the probability scale (0, 1]: the geometric mean of
 -- those tokens' probabilities, monotone in min_k (same order), higher still more likely seen.
 CREATE OR REPLACE VIEW conceptmath_mink_items AS
-WITH scored AS (
-    SELECT c.run_id, c.item_id, t.logprob,
-           row_number() OVER (PARTITION BY t.response_id ORDER BY t.logprob, t.position) AS rk,
-           count(*) OVER (PARTITION BY t.response_id) AS n_tokens
+WITH per_item AS (       -- each scored question's token log-probabilities, lowest first
+    SELECT c.run_id, c.item_id, list_sort(list(t.logprob)) AS lowest_first
     FROM current_responses c
     JOIN token_logprobs t ON t.response_id = c.response_id AND t.kind = 'prompt'
     WHERE c.status = 'ok'
-), per_item AS (
-    SELECT run_id, item_id,
-           any_value(n_tokens)                                       AS n_tokens,
-           greatest(1, floor(0.1 * any_value(n_tokens)))::INTEGER    AS k,
-           avg(logprob ORDER BY rk) FILTER (rk <= greatest(1, floor(0.1 * n_tokens))) AS min_k
-    FROM scored
-    GROUP BY run_id, item_id
+    GROUP BY c.run_id, c.item_id
+), with_k AS (
+    SELECT run_id, item_id, lowest_first,
+           len(lowest_first)                                      AS n_tokens,
+           greatest(1, floor(0.1 * len(lowest_first)))::INTEGER  AS k
+    FROM per_item
 )
-SELECT run_id, item_id, n_tokens, k, min_k, exp(min_k) AS min_k_prob
-FROM per_item;
+SELECT run_id, item_id, n_tokens, k,
+       list_avg(lowest_first[1:k])          AS min_k,
+       exp(list_avg(lowest_first[1:k]))     AS min_k_prob
+FROM with_k;
 
 -- Paper Table 3, per system: mean Rouge-L F of the continuations (as a fraction, and x100 as the
 -- paper prints it); mean MIN-K% (as a mean log-probability, and on the probability scale).
@@ -53,11 +53,10 @@ GROUP BY m.run_id, p.system;
 
 -- The same per concept, at the three levels (concept = the official path).
 CREATE OR REPLACE VIEW conceptmath_probe_item_concepts AS
-SELECT run_id, item_id, system, 1 AS level, cate0 AS concept FROM conceptmath_probe_items
-UNION ALL
-SELECT run_id, item_id, system, 2, cate0 || '/' || cate1 FROM conceptmath_probe_items
-UNION ALL
-SELECT run_id, item_id, system, 3, cate0 || '/' || cate1 || '/' || cate2 FROM conceptmath_probe_items;
+SELECT p.run_id, p.item_id, p.system, l.level, l.concept
+FROM conceptmath_probe_items p
+CROSS JOIN LATERAL (VALUES (1, p.cate0), (2, p.cate0 || '/' || p.cate1),
+                           (3, p.cate0 || '/' || p.cate1 || '/' || p.cate2)) AS l(level, concept);
 
 CREATE OR REPLACE VIEW contamination_rouge_concept AS
 SELECT s.run_id, c.system, c.level, c.concept, count(*) AS n,

@@ -3,23 +3,37 @@
 -- For each (run, item) the response that counts: the newest answer (`ok`, `refused` by the
 -- model, or `missing` from an imported file) if any, otherwise the newest failure. Older
 -- failures stay in `responses` as history.
-CREATE OR REPLACE VIEW current_responses AS
-SELECT *
+-- First its id, grouped per (run, item): a filter on run_id reaches the scan of `responses`
+-- through the grouping (a window over all responses, or a join on response_id alone, would
+-- read every run's rows for a question about one run).
+CREATE OR REPLACE VIEW current_response_ids AS
+SELECT run_id, item_id,
+       max(response_id) FILTER (status IN ('ok', 'refused', 'missing')) AS answer_id,
+       max(response_id)                                                AS last_id
 FROM responses
-QUALIFY row_number() OVER (
-    PARTITION BY run_id, item_id
-    ORDER BY (status IN ('ok', 'refused', 'missing')) DESC, response_id DESC
-) = 1;
+GROUP BY run_id, item_id;
+
+COMMENT ON VIEW current_response_ids IS 'Per run and item, the ids of its newest answer (answer_id: ok, refused or missing; NULL if it has none) and of its newest response of any status (last_id); the response that counts is answer_id if any, else last_id (current_responses).';
+COMMENT ON COLUMN current_response_ids.answer_id IS 'The newest response with an answer (ok, refused, missing); NULL when every call failed so far.';
+COMMENT ON COLUMN current_response_ids.last_id IS 'The newest response of any status.';
+
+CREATE OR REPLACE VIEW current_responses AS
+SELECT r.*
+FROM responses r
+JOIN current_response_ids k
+  ON k.run_id = r.run_id AND k.item_id = r.item_id
+ AND r.response_id = coalesce(k.answer_id, k.last_id);
 
 -- One verdict per (run, item, grader), only where it grades the response that counts, so a
 -- verdict on a superseded response never reaches a metric. Failed calls (`infra_failed`) have
 -- no verdict: they are never scored as wrong answers. A refusal is the model's answer: wrong.
+-- (The response that counts is an answer exactly when the item has one: answer_id.)
 CREATE OR REPLACE VIEW item_verdicts AS
 SELECT v.run_id, r.benchmark, v.item_id, v.grader, v.correct, v.extracted, v.response_id
 FROM verdicts v
-JOIN current_responses c ON c.response_id = v.response_id
-JOIN runs r ON r.run_id = v.run_id
-WHERE c.status IN ('ok', 'refused', 'missing');
+JOIN current_response_ids k
+  ON k.run_id = v.run_id AND k.item_id = v.item_id AND k.answer_id = v.response_id
+JOIN runs r ON r.run_id = v.run_id;
 
 -- What a run holds: how many items answered, failed, missing, and what it cost.
 CREATE OR REPLACE VIEW run_summary AS
