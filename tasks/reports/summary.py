@@ -14,12 +14,18 @@ from tasks.errors import MathprobeError
 from tasks.store import Store
 
 
-def build(store: Store, run_id: str, grader: str | None = None) -> dict[str, Any]:
+def find_run(store: Store, run_id: str) -> dict[str, Any]:
+    """The run's `run_summary` row; a MathprobeError listing the store's runs if there is none."""
     run = store.run(run_id)
     if run is None:
         known = [r[0] for r in store.query("SELECT run_id FROM runs ORDER BY started_at")]
         raise MathprobeError(f"no run {run_id!r} in {store.path}"
                              + (f"; runs there: {', '.join(known)}" if known else "; it holds no runs"))
+    return run
+
+
+def build(store: Store, run_id: str, grader: str | None = None) -> dict[str, Any]:
+    run = find_run(store, run_id)
     bench = registry.get(run["benchmark"])
     summary = {k: run[k] for k in ("run_id", "benchmark", "model", "backend", "setting", "status",
                                    "n_items", "n_responses", "n_not_asked", "n_ok", "n_missing",
@@ -28,15 +34,20 @@ def build(store: Store, run_id: str, grader: str | None = None) -> dict[str, Any
     summary["cost_usd"] = float(summary["cost_usd"] or 0.0)
     summary["priced"] = (run["backend"] not in ("openai", "anthropic")
                          or prices.price(run["backend"], run["model"].partition(":")[2]) is not None)
-    if grader is None:        # a judged run reports its cascade; otherwise the first rule grader
-        cascades = [g for (g,) in store.query("SELECT DISTINCT grader FROM verdicts WHERE run_id "
-                                               "= ? AND grader LIKE 'cascade:%' ORDER BY 1", [run_id])]
-        grader = cascades[0] if cascades else bench.graders[0]
+    grader = grader or default_grader(store, run_id, bench.graders)
     judges = store.query_dicts(
         "SELECT run_id, model, n_items, n_ok, n_judge_failed, n_infra_failed, input_tokens, "
         "output_tokens, cost_usd FROM run_summary WHERE starts_with(run_id, ?) ORDER BY run_id",
         [f"{run_id}@judge:"])
     return {"run": summary, "judges": judges, **bench.report.build(store, run_id, grader)}
+
+
+def default_grader(store: Store, run_id: str, graders: tuple[str, ...]) -> str:
+    """The grader a run is reported under: a judged run's cascade, otherwise its benchmark's
+    first rule grader."""
+    cascades = [g for (g,) in store.query("SELECT DISTINCT grader FROM verdicts WHERE run_id "
+                                           "= ? AND grader LIKE 'cascade:%' ORDER BY 1", [run_id])]
+    return cascades[0] if cascades else graders[0]
 
 
 def render(report: dict[str, Any], width: int = 120) -> Group:

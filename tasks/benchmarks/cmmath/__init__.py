@@ -5,8 +5,9 @@ accuracy by answer type, grade group and visual subject and knowledge-point mast
 Data in `_data` (knowledge points `_points`, options `_options`), prompts in `_prompts`, the rule
 grader in `_rules` over the answer extraction (`_extract`, `_text`) and value comparison
 (`_values`), the judge's prompt and verdict in `_judge`, its audit against GPT-4's verdicts in
-`_audit`, the authors' result format in `_results`, the paper's tables in `_report`; the metrics
-are the SQL views of `sql/cmmath/`.
+`_audit`, the authors' result format in `_results`, the paper's tables in `_report`, what compare
+and the HTML report show in `_compare` and `_plots`; the metrics are the SQL views of
+`sql/cmmath/`.
 """
 from __future__ import annotations
 
@@ -15,6 +16,7 @@ from typing import Any
 
 from tasks.benchmarks.cmmath import _audit as audit
 from tasks.benchmarks.cmmath._audit import audit_rules, run_judge_audit, sample_path
+from tasks.benchmarks.cmmath._compare import CmmathComparison
 from tasks.benchmarks.cmmath._data import (NAME, CmmathItem, Dataset, load, reference_tables,
                                            select)
 from tasks.benchmarks.cmmath._judge import JUDGE_PARAMS, judge_prompt, parse_verdict
@@ -64,6 +66,7 @@ class Cmmath(Benchmark):
     graders = GRADERS
     report = FunctionReport(build_report, render, figures)
     judge = CmmathJudge()
+    comparison = CmmathComparison()
 
     load = staticmethod(load)
     select = staticmethod(select)
