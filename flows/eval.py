@@ -6,16 +6,16 @@ that already have an answer are not asked again.
 """
 from __future__ import annotations
 
-import re
 import threading
 from dataclasses import dataclass
 from typing import Any
 
 from prefect import flow, get_run_logger, task
-from prefect.artifacts import create_table_artifact
 from prefect.cache_policies import NO_CACHE
 from prefect.task_runners import ThreadPoolTaskRunner
 
+from flows.artifacts import (BenchmarkParam, ProgressArtifact, SettingParam, default_run_id,
+                             flow_run_name, publish)
 from tasks import registry, reports
 from tasks.backends import get_backend, parse_spec
 from tasks.errors import MathprobeError
@@ -40,10 +40,6 @@ class RunConfig:
     concurrency: int
     request_timeout: float | None = None
     triton_url: str | None = None
-
-
-def default_run_id(benchmark: str, model: str, setting: str) -> str:
-    return re.sub(r"[^A-Za-z0-9._-]+", "-", f"{benchmark}-{model}-{setting}")
 
 
 def shard(ids: list[str], workers: int) -> list[list[str]]:
@@ -141,14 +137,6 @@ def judge_task(cfg: RunConfig, judge: str, retry_failed: bool, in_flight: int) -
     return result
 
 
-def _publish(report: dict[str, Any]) -> None:
-    run = report["run"]
-    key = re.sub(r"[^a-z0-9-]+", "-", f"report-{run['run_id']}".lower())[:100]
-    create_table_artifact(key=key, table=reports.artifact_rows(report),
-                          description=f"mathprobe report for run {run['run_id']} "
-                                      f"({run['benchmark']}, {run['model']})")
-
-
 class _LogProgress:
     """Counts in the Prefect log: a line every tenth of the work, and the first failures."""
 
@@ -176,21 +164,43 @@ class _LogProgress:
                                  ", ".join(f"{v} {k}" for k, v in sorted(self.counts.items())))
 
 
-@flow(name="eval", log_prints=True,
+@flow(name="eval", log_prints=True, flow_run_name=flow_run_name,
       task_runner=ThreadPoolTaskRunner(max_workers=SHARD_WORKERS))
-def eval_flow(benchmark: str, model: str = "baseline:random",
-              setting: str | None = None, run_id: str | None = None,
+def eval_flow(benchmark: BenchmarkParam, model: str = "baseline:random",
+              setting: SettingParam = None, run_id: str | None = None,
               db: str = "mathprobe.duckdb", data_dir: str | None = None,
               limit: int | None = None, concurrency: int = 16, retry_failed: bool = False,
               max_cost: float | None = None, temperature: float | None = None,
               max_tokens: int | None = None, request_timeout: float | None = None,
-              triton_url: str | None = None, judge: str | None = None) -> dict[str, Any]:
+              triton_url: str | None = None, judge: str | None = None,
+              html_report: str | None = None) -> dict[str, Any]:
     """Evaluate `model` on `benchmark`, store every response in `db`, return the report.
 
     Re-running the same run id resumes it; `retry_failed` re-drives only failed calls;
     `max_cost` (USD) stops issuing requests once the run has spent that much; `triton_url`
     (HOST:PORT, default $MATHPROBE_TRITON_URL) is where `triton:` models are served; `judge`
     (BACKEND:NAME) grades what the rules leave undecided, where the benchmark has a judge.
+
+    Args:
+        benchmark: The benchmark, one of those registered (plug-ins included).
+        setting: Prompt setting (empty: the benchmark's default); the choices are every
+            benchmark's settings, and a setting the chosen benchmark lacks is refused.
+        model: BACKEND:NAME of the model: baseline:random, openai:MODEL, anthropic:MODEL,
+            triton:MODEL, replay:FILE.
+        run_id: Run id; the same id resumes the run (default: benchmark-model-setting).
+        db: DuckDB file the run is stored in (an absolute path on the worker).
+        data_dir: Folder holding one folder per benchmark (default: $MATHPROBE_DATA_DIR).
+        limit: Evaluate about N questions (whole WE-MATH problems only; empty: all).
+        concurrency: Requests in flight at most.
+        retry_failed: Re-ask only the calls that failed before (infra_failed).
+        max_cost: Stop issuing requests once the run has cost this much (USD).
+        temperature: Sampling temperature (empty: the paper's).
+        max_tokens: Most new tokens per answer (empty: the paper's).
+        request_timeout: Seconds per attempt of a request.
+        triton_url: HOST:PORT of the Triton gRPC endpoint, for triton: models.
+        judge: BACKEND:NAME of a judge for what the rules leave undecided (CMMaTH).
+        html_report: Write the run's HTML report to this file; 'auto': beside the DuckDB file,
+            in <db stem>-reports/<run id>.html; empty: none.
     """
     bench = registry.get(benchmark)
     setting = setting or bench.default_setting
@@ -213,8 +223,10 @@ def eval_flow(benchmark: str, model: str = "baseline:random",
     budget = _BUDGETS[cfg.run_id] = Budget(max_cost, store.spent(cfg.run_id))
     shards = shard(todo, SHARD_WORKERS)
     progress.emit("start", cfg.run_id, total=len(todo))
+    shown = ProgressArtifact(cfg.run_id, cfg.db, len(todo))
     log_progress = _LogProgress(cfg.run_id, len(todo))
     progress.subscribe(log_progress)
+    progress.subscribe(shown)
     try:
         futures = [respond_shard.submit(cfg, s, concurrency, max_cost) for s in shards]
         for future in futures:
@@ -227,6 +239,8 @@ def eval_flow(benchmark: str, model: str = "baseline:random",
         raise
     finally:
         progress.unsubscribe(log_progress)
+        progress.unsubscribe(shown)
+        shown.close()
         _BUDGETS.pop(cfg.run_id, None)
         runtime.run(runtime.close_backend(cfg.run_id))
     run = store.run(cfg.run_id)
@@ -241,5 +255,4 @@ def eval_flow(benchmark: str, model: str = "baseline:random",
         status = "completed" if run["n_infra_failed"] == 0 else "incomplete"
     store.finish_run(cfg.run_id, status)
     report = reports.build(store, cfg.run_id)
-    _publish(report)
-    return report
+    return publish(store, report, cfg.db, html_report)

@@ -145,6 +145,7 @@ class Stat:
     'macro': the unweighted mean over `cells` of each cell's ratio (cells without rows skipped);
     'share_above': the share of `cells` (with rows) whose ratio is strictly above `alpha`.
     fmt: 'percent' (a fraction shown x100 with %), 'x100' (shown x100, e.g. Rouge-L), 'number'.
+    counted: a ratio whose numerator counts things (right answers, problems), shown beside it.
     """
     key: str                          # unique within the benchmark: 'score.strict'
     label: str                        # column heading: 'Score'
@@ -152,6 +153,7 @@ class Stat:
     how: str = "ratio"
     alpha: float | None = None
     fmt: str = "percent"
+    counted: bool = True
 
 
 @dataclass(frozen=True)

@@ -151,7 +151,7 @@ def compare_benchmark(store: Store, bench: Benchmark, runs: list[dict[str, Any]]
             continue
         point, reps = _evaluate(compiled, ru.num, ru.den, resamples, seed)
         lo, hi = stats.interval(point, reps)
-        sizes = compiled.sizes(*stats.full_sums(ru.num, ru.den), ru.counted)
+        sizes = compiled.sizes(*stats.full_sums(ru.num, ru.den))
         result.figures[r["run_id"]] = {
             s.key: stats.Estimate(_f(point[k]), _f(lo[k]), _f(hi[k]), *sizes[k])
             for k, s in enumerate(all_stats) if not np.isnan(point[k])}

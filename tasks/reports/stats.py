@@ -73,19 +73,16 @@ class RunUnits:
     num: sparse.csr_matrix
     den: sparse.csr_matrix
     rows: dict[str, np.ndarray]
-    counted: np.ndarray          # per cell: every row's num is 0 or 1 (a count of things)
 
     @classmethod
     def build(cls, unit: np.ndarray, item: np.ndarray, cell: np.ndarray, num: np.ndarray,
               den: np.ndarray, n_cells: int) -> "RunUnits":
         units, local = np.unique(unit, return_inverse=True)
         shape = (len(units), n_cells)
-        counted = np.ones(n_cells, dtype=bool)
-        counted[cell[(num != 0) & (num != 1)]] = False
         return cls(units,
                    sparse.csr_matrix((num, (local, cell)), shape=shape),
                    sparse.csr_matrix((den, (local, cell)), shape=shape),
-                   {"unit": unit, "item": item, "cell": cell, "num": num, "den": den}, counted)
+                   {"unit": unit, "item": item, "cell": cell, "num": num, "den": den})
 
     def on(self, universe: np.ndarray) -> tuple[sparse.csr_matrix, sparse.csr_matrix]:
         """num, den re-indexed to the rows of `universe` (sorted unit codes): units it lacks
@@ -142,13 +139,13 @@ class Compiled:
                     out[:, k] = np.where(count > 0, above.sum(axis=1) / np.maximum(count, 1), np.nan)
         return out
 
-    def sizes(self, num: np.ndarray, den: np.ndarray, counted: np.ndarray
-              ) -> list[tuple[int, float | None]]:
-        """(n, count) of each stat from one row of sums (the full sample); a count only for
-        ratios of a `counted` cell (one whose rows count 0 or 1: problems, right answers)."""
+    def sizes(self, num: np.ndarray, den: np.ndarray) -> list[tuple[int, float | None]]:
+        """(n, count) of each stat from one row of sums (the full sample); a count for the
+        ratios whose numerator counts things (`Stat.counted`)."""
         out: list[tuple[int, float | None]] = [(0, None)] * len(self.stats)
         for k, c in self.ratio:
-            out[k] = (int(round(den[c])), float(num[c]) if counted[c] else None)
+            counted = self.stats[k].counted
+            out[k] = (int(round(den[c])), float(num[c]) if counted else None)
         for k, how, cells, _ in self.others:
             d = den[cells] if len(cells) else np.array([])
             out[k] = (int((d > 0).sum()) if how == "share_above" else int(round(d.sum())), None)

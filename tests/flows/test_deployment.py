@@ -9,7 +9,9 @@ import sys
 from pathlib import Path
 
 import duckdb
+import httpx
 
+from flows.artifacts import artifact_key
 from tests.conftest import REPO
 
 
@@ -38,7 +40,30 @@ def test_deployment_run_end_to_end(tmp_path, data_dir):
              "--param", "run_id=deployed", "--watch", "--watch-timeout", "240"],
             env=env, capture_output=True, text=True, timeout=300, cwd=tmp_path)
         assert run.returncode == 0, run.stdout[-3000:] + run.stderr[-3000:]
-        assert "Completed" in run.stdout
+        # --watch ends with the final state's name: the run id and the headline figure
+        text = " ".join(run.stdout.split())                  # the console wraps long lines
+        tail = text[text.rindex("Flow run finished successfully in"):]
+        assert tail.startswith("Flow run finished successfully in 'Completed: run deployed, "
+                               "Score (strict) "), tail
+        assert tail.endswith(", n=20'."), tail
+        api = httpx.Client(base_url=env["PREFECT_API_URL"], timeout=30)
+        # the Run form: benchmark and setting are dropdowns, every parameter has a description
+        deployment = api.get("/deployments/name/eval/full").json()
+        schema = deployment["parameter_openapi_schema"]["properties"]
+        assert schema["benchmark"]["enum"] == ["cmmath", "conceptmath", "wemath"]
+        assert {"plain", "kca", "zs", "fs", "text+ocr/clp"} <= set(schema["setting"]["enum"])
+        assert all(p.get("description") for p in schema.values()), schema
+        # the flow run is named after what it evaluates; its artifacts are keyed per store
+        (flow_run,) = api.post("/flow_runs/filter", json={
+            "flow_runs": {"deployment_id": {"any_": [deployment["id"]]}}}).json()
+        assert flow_run["name"] == "wemath:baseline:random:deployed"
+        artifacts = {a["key"]: a for a in api.post("/artifacts/filter", json={
+            "artifacts": {"flow_run_id": {"any_": [flow_run["id"]]}}}).json()}
+        report = artifacts[artifact_key("report", "deployed", str(db))]
+        assert report["type"] == "markdown" and "## Metrics" in report["data"]
+        html = Path(str(db).replace(".duckdb", "-reports")) / "deployed.html"
+        assert html.is_file() and str(html) in report["data"]     # html_report: auto
+        assert artifacts[artifact_key("progress", "deployed", str(db))]["data"] == 100.0
     finally:
         subprocess.run([script, "down"], env=env, capture_output=True, timeout=60)
     con = duckdb.connect(str(db), read_only=True)

@@ -53,7 +53,8 @@ class ConceptMathComparison(Comparison):
 
         def per_system(prefix: str, label: str, fmt: str) -> tuple[Stat, ...]:
             return tuple(Stat(f"{prefix}:{s}", f"{label} {SYSTEMS.get(s, s)}", (f"{prefix}:{s}",),
-                              fmt=fmt) for s in _systems(cells, f"{prefix}:"))
+                              fmt=fmt, counted=prefix == "top1")
+                         for s in _systems(cells, f"{prefix}:"))
         out += [
             Table("contamination-rouge", "ConceptMath contamination (Table 3, Rouge): Rouge-L "
                   "of the continued second half, x100", per_system("rouge", "Rouge-L", "x100")),

@@ -16,7 +16,7 @@ DIMENSIONS = ("IK", "IG", "CM", "RM")
 
 
 def four_d(rule: str) -> tuple[Stat, ...]:
-    return (Stat(f"score.{rule}", "Score", (f"score.{rule}",)),
+    return (Stat(f"score.{rule}", "Score", (f"score.{rule}",), counted=False),
             Stat("ik", "IK", ("ik",)), Stat("ig", "IG", ("ig",)),
             Stat(f"cm.{rule}", "CM", (f"cm.{rule}",)),
             Stat(f"rm_rate.{rule}", "RM", (f"rm_rate.{rule}",)))
