@@ -8,6 +8,11 @@ STAMP := $(VENV)/.installed
 MATHPROBE_DATA_DIR ?= $(abspath $(firstword $(wildcard ../shared/data /work/shared/data) ../shared/data))
 export MATHPROBE_DATA_DIR
 
+# The HTML report is tested in a real browser: Debian's chromium, driven by playwright (never
+# `playwright install`, which downloads). Installed once; a no-op when it is already there.
+CHROMIUM := /usr/bin/chromium
+SUDO := $(if $(filter 0,$(shell id -u)),,sudo)
+
 .PHONY: install demo test bench clean
 
 $(STAMP): pyproject.toml constraints.txt
@@ -21,11 +26,16 @@ install: $(STAMP)
 demo: $(STAMP)
 	$(BIN)/mathprobe demo
 
-test: $(STAMP)
+$(CHROMIUM):
+	$(SUDO) apt-get update -qq
+	DEBIAN_FRONTEND=noninteractive $(SUDO) apt-get install -y -qq --no-install-recommends chromium
+
+test: $(STAMP) $(CHROMIUM)
 	$(BIN)/python -m pytest -q
 
 bench: $(STAMP)
 	$(BIN)/python benchmarks/wemath_views.py
+	$(BIN)/python benchmarks/report_build.py
 
 clean:
 	rm -rf $(VENV) *.egg-info .pytest_cache

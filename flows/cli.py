@@ -214,7 +214,8 @@ def compare(
 
 @app.command()
 def sql(
-    query: Annotated[str, typer.Argument(help="SQL to run, e.g. 'FROM wemath_four_dimensional'.")],
+    query: Annotated[str, typer.Argument(help="SQL to run, e.g. 'FROM wemath_four_dimensional', "
+                                         "or COPY (FROM view) TO 'file.csv' to export.")],
     db: Db,
 ) -> None:
     """Query the DuckDB file read-only (the same as the duckdb CLI, without installing it)."""
@@ -224,7 +225,9 @@ def sql(
         raise MathprobeError(f"{db}: no such DuckDB file")
     con = duckdb.connect(str(db), read_only=True)
     try:
-        con.sql(query).show(max_width=10_000, max_rows=200)
+        rel = con.sql(query)
+        if rel is not None:              # None: a statement with no result, e.g. COPY ... TO
+            rel.show(max_width=10_000, max_rows=200)
     except duckdb.Error as exc:
         raise MathprobeError(f"query failed: {exc}") from exc
     finally:
