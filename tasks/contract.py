@@ -146,6 +146,8 @@ class Stat:
     'share_above': the share of `cells` (with rows) whose ratio is strictly above `alpha`.
     fmt: 'percent' (a fraction shown x100 with %), 'x100' (shown x100, e.g. Rouge-L), 'number'.
     counted: a ratio whose numerator counts things (right answers, problems), shown beside it.
+    den_offset: added to each cell's summed denominator before dividing (e.g. 1 for the CMMaTH
+    authors' right / (count + 1)); n stays the rows' count.
     """
     key: str                          # unique within the benchmark: 'score.strict'
     label: str                        # column heading: 'Score'
@@ -154,6 +156,7 @@ class Stat:
     alpha: float | None = None
     fmt: str = "percent"
     counted: bool = True
+    den_offset: float = 0.0
 
 
 @dataclass(frozen=True)

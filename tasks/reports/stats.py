@@ -101,6 +101,7 @@ class Compiled:
 
     def __init__(self, stats: Sequence[Stat], cell_index: dict[str, int]):
         self.stats = list(stats)
+        self.offsets = np.array([s.den_offset for s in stats], dtype=np.float64)
         self.ratio = [(k, cell_index[s.cells[0]]) for k, s in enumerate(stats)
                       if s.how == "ratio" and s.cells[0] in cell_index]
         self.others = []
@@ -123,19 +124,21 @@ class Compiled:
             if self.ratio:
                 at, cells = map(np.array, zip(*self.ratio))
                 d = den[:, cells]
-                out[:, at] = np.where(d > 0, num[:, cells] / np.where(d > 0, d, 1), np.nan)
+                plus = self.offsets[at]
+                out[:, at] = np.where(d > 0, num[:, cells] / np.where(d > 0, d + plus, 1), np.nan)
             for k, how, cells, alpha in self.others:
                 if not len(cells):
                     continue
                 n, d = num[:, cells], den[:, cells]
                 has = d > 0
                 count = has.sum(axis=1)
+                plus = self.offsets[k]
                 if how == "macro":
-                    r = np.where(has, n / np.where(has, d, 1), 0.0)
+                    r = np.where(has, n / np.where(has, d + plus, 1), 0.0)
                     out[:, k] = np.where(count > 0, r.sum(axis=1) / np.maximum(count, 1), np.nan)
                 else:   # share_above, compared exactly: num * q > p * den (integer sums)
                     p, q = alpha
-                    above = has & (n * q > p * d)
+                    above = has & (n * q > p * (d + plus))
                     out[:, k] = np.where(count > 0, above.sum(axis=1) / np.maximum(count, 1), np.nan)
         return out
 

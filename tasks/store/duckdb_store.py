@@ -25,6 +25,7 @@ import duckdb
 
 from tasks.errors import MathprobeError
 from tasks.items import Completion, Item
+from tasks.store.sql import apply as apply_sql
 from tasks.store.sql import sql_files
 from tasks.store.writer import ResponseWriter
 
@@ -65,8 +66,9 @@ class Store:
         self._lock = threading.RLock()
         self._writer: ResponseWriter | None = None
         with self.transaction():
-            for f in sql_files():
-                self.con.execute(f.read_text())
+            commented = apply_sql(self.con, sql_files())
+        if commented:                        # never leave a table's comments in the WAL
+            self.con.execute("CHECKPOINT")
 
     # -- plumbing -------------------------------------------------------------------------
     @contextmanager

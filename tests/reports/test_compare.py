@@ -145,6 +145,21 @@ def test_mcnemar_is_scipys_exact_binomial_test():
         assert stats.mcnemar(a, b) == pytest.approx(want, rel=1e-9, abs=1e-15)
 
 
+def test_stats_are_sums_over_cells():
+    """ratio, macro, share_above, and an offset denominator (right / (count + 1))."""
+    from tasks.contract import Stat
+    cells = {"a": 0, "b": 1, "c": 2}
+    num = np.array([[3.0, 1.0, 0.0]])
+    den = np.array([[4.0, 4.0, 0.0]])                 # c has no rows: left out
+    got = stats.Compiled([Stat("r", "r", ("a",)), Stat("m", "m", ("a", "b", "c"), how="macro"),
+                          Stat("s", "s", ("a", "b", "c"), how="share_above", alpha=0.25),
+                          Stat("t", "t", ("a", "b"), how="share_above", alpha=0.75),
+                          Stat("o", "o", ("a",), den_offset=1.0),
+                          Stat("os", "os", ("a", "b"), how="share_above", alpha=0.6,
+                               den_offset=1.0)], cells).evaluate(num, den)[0]
+    assert list(got) == [0.75, 0.5, 0.5, 0.0, 0.6, 0.0]   # 0.75 is not above 0.75, 3/5 not > 0.6
+
+
 def test_the_bootstrap_is_seeded_and_agrees_with_scipy():
     rng = np.random.default_rng(1)
     x = (rng.random(400) < 0.3).astype(float)

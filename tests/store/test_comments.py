@@ -49,3 +49,32 @@ def test_a_view_exports_to_csv_and_parquet(tmp_path):
     assert (tmp_path / "t2.csv").read_text().startswith("run_id,grader,rule,n,ik,ig,cm,rm,")
     con = duckdb.connect()
     assert con.execute(f"SELECT count(*) FROM '{tmp_path / 't2.parquet'}'").fetchone() == (0,)
+
+
+def test_a_process_killed_after_connecting_leaves_a_file_that_opens(tmp_path):
+    """Comments are re-applied at every connect only where they changed: duckdb 1.5.5 cannot
+    replay a table column's COMMENT ON from the WAL (for tables whose defaults call a function,
+    like responses), so a process killed before the next checkpoint would leave a file that
+    opens no more."""
+    import subprocess
+    import sys
+
+    from tests.conftest import REPO
+
+    db = tmp_path / "store.duckdb"
+    Store(db).close()
+    code = ("import os, sys; from tasks.store import Store; s = Store(sys.argv[1]); "
+            "s.con.execute(\"INSERT INTO runs (run_id, benchmark, model, backend, setting, status)"
+            " VALUES ('r', 'b', 'm', 'k', 's', 'running')\"); os._exit(0)")
+    done = subprocess.run([sys.executable, "-c", code, str(db)], cwd=REPO, timeout=120,
+                          capture_output=True, text=True)
+    assert done.returncode == 0, done.stderr[-2000:]
+    assert (tmp_path / "store.duckdb.wal").exists()          # killed: nothing checkpointed
+    con = duckdb.connect(str(db), read_only=True)
+    try:
+        assert con.execute("SELECT run_id FROM runs").fetchall() == [("r",)]
+        (comment,), = con.execute("SELECT comment FROM duckdb_columns() WHERE table_name = "
+                                  "'responses' AND column_name = 'status'").fetchall()
+        assert "infra_failed" in comment
+    finally:
+        con.close()
