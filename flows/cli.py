@@ -13,6 +13,7 @@ import typer
 from rich.console import Console
 from rich.text import Text
 
+from flows import results_cli
 from tasks.errors import MathprobeError
 
 # The ephemeral Prefect server's telemetry heartbeat races its own SQLite file and logs a
@@ -29,6 +30,8 @@ Db = Annotated[Path, typer.Option("--db", help="DuckDB file (created if absent).
 RunId = Annotated[str, typer.Option("--run-id", help="Run id; reuse it to resume a run.")]
 
 DEMO_DB = Path("out/demo.duckdb")
+
+app.command("compare")(results_cli.compare)
 
 
 @app.command("import")
@@ -158,58 +161,9 @@ def report(
             raise MathprobeError("name the run: --run-id ID (or --html FILE --runs A,B,...)")
         _emit(reports.build(open_store(db), run_id, grader), as_json)
         return
-    from tasks.reports import html as html_report
+    from flows.results_cli import write_html
 
-    ids = [r.strip() for r in (runs or "").split(",") if r.strip()] + ([run_id] if run_id else [])
-    if not ids:
-        raise MathprobeError("--html needs --run-id ID or --runs A,B,...")
-    info = html_report.write(open_store(db), list(dict.fromkeys(ids)), html, grader=grader,
-                             data_dir=data_dir, figures_dir=figures)
-    err.print(f"wrote {info['path']} ({info['bytes'] / 1e6:.1f} MB: {info['runs']} run(s), "
-              f"{info['plots']} plots, {info['items']} answers in the item browser"
-              + (f"; left out of it: {', '.join(info['items_left_out'])}"
-                 if info["items_left_out"] else "")
-              + (f"; {len(info['figure_files'])} figure files in {figures}" if figures else "")
-              + f") in {info['seconds']:.1f} s")
-
-
-@app.command()
-def compare(
-    run_ids: Annotated[Optional[list[str]], typer.Argument(
-        help="Runs to compare; the first is the baseline of the differences.",
-        show_default=False)] = None,
-    db: Db = Path("mathprobe.duckdb"),
-    benchmark: Annotated[Optional[str], typer.Option(
-        "--benchmark", help="Compare every run of this benchmark (after the RUNs named).")] = None,
-    grader: Annotated[Optional[str], typer.Option(
-        "--grader", help="Grader of every run (default: each run's report grader).")] = None,
-    as_json: Annotated[bool, typer.Option("--json", help="Print per run and figure: value, "
-                                          "ci_low, ci_high, n (and the differences).")] = False,
-    csv_file: Annotated[Optional[Path], typer.Option("--csv", help="Also write every figure and "
-                                                     "difference to this CSV file.")] = None,
-    resamples: Annotated[int, typer.Option("--resamples", help="Bootstrap resamples.")] = 1000,
-    seed: Annotated[int, typer.Option("--seed", help="Seed of the bootstrap.")] = 20240611,
-) -> None:
-    """The papers' multi-model tables from stored runs: every figure with its 95% bootstrap
-    interval and n, and each run against the first with a paired test."""
-    from tasks.reports import compare_render
-    from tasks.reports.compare import compare as compare_runs
-    from tasks.store import open_store
-
-    if not db.is_file():
-        raise MathprobeError(f"{db}: no such DuckDB file")
-    if resamples < 100:
-        raise MathprobeError(f"--resamples {resamples}: use at least 100")
-    result = compare_runs(open_store(db), run_ids or [], benchmark=benchmark, grader=grader,
-                          resamples=resamples, seed=seed)
-    if csv_file is not None:
-        n = compare_render.write_csv(result, csv_file)
-        err.print(f"wrote {n} rows to {csv_file}")
-    if as_json:
-        sys.stdout.write(json.dumps(compare_render.to_json(result), indent=2, default=str) + "\n")
-    else:
-        console = Console()
-        console.print(compare_render.render(result, console.width))
+    write_html(db, run_id, runs, html, grader=grader, figures=figures, data_dir=data_dir)
 
 
 @app.command()

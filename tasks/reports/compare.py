@@ -10,6 +10,7 @@ plots. This module only computes; `tasks.reports.compare_render` shows the resul
 """
 from __future__ import annotations
 
+import warnings
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any
@@ -20,7 +21,7 @@ from tasks import registry
 from tasks.contract import Benchmark, Plot, Section, Stat, Table
 from tasks.errors import MathprobeError
 from tasks.reports import stats, units
-from tasks.reports.summary import default_grader, find_run
+from tasks.reports.summary import default_graders, find_run
 from tasks.store import Store
 
 JUDGE_RUN_MARK = "@judge:"      # the judge's own calls are a run named <run>@judge:<judge>
@@ -119,11 +120,13 @@ def compare(store: Store, run_ids: Sequence[str] = (), *, benchmark: str | None 
     by_bench: dict[str, list[dict[str, Any]]] = {}
     for r in runs:
         by_bench.setdefault(r["benchmark"], []).append(r)
+    chosen = default_graders(store, {r["run_id"]: registry.get(r["benchmark"]).graders
+                                     for r in runs})
     out = []
     for name, bench_runs in by_bench.items():
         bench = registry.get(name)
         for r in bench_runs:
-            r["grader"] = grader or default_grader(store, r["run_id"], bench.graders)
+            r["grader"] = grader or chosen[r["run_id"]]
         out.append(compare_benchmark(store, bench, bench_runs, resamples=resamples, seed=seed))
     return ComparisonResult(out, resamples, seed, stats.CONFIDENCE)
 
@@ -143,7 +146,7 @@ def compare_benchmark(store: Store, bench: Benchmark, runs: list[dict[str, Any]]
     result = BenchComparison(bench.name, bench.title, runs, tables, {})
     base_id = runs[0]["run_id"]
     base = None
-    headline = {s.key for t in tables if not t.detail for s in t.stats}
+    compared = {s.key for t in tables if not t.detail for s in t.stats}    # differences of these
     for r in runs:
         ru = frame.runs.get(r["run_id"])
         if ru is None:
@@ -160,7 +163,7 @@ def compare_benchmark(store: Store, bench: Benchmark, runs: list[dict[str, Any]]
         if r["run_id"] == base_id:
             base = this
         elif base is not None:
-            result.differences += _differences(compiled, base, this, headline, resamples, seed)
+            result.differences += _differences(compiled, base, this, compared, resamples, seed)
     for t in tables:
         if t.rows == "model":
             result.model_rows[t.key] = _model_rows(t, compiled, frame, result, bench,
@@ -244,7 +247,7 @@ def _model_rows(table: Table, compiled: stats.Compiled, frame: units.Frame,
     rows = []
     for model in order:
         chosen = {s: by_model[model][s]["run_id"]
-                  for s in sorted(by_model[model], key=lambda s: _setting_order(bench, s))}
+                  for s in sorted(by_model[model], key=lambda s: setting_order(bench, s))}
         members = [frame.runs[i] for i in chosen.values() if i in frame.runs]
         universe = np.unique(np.concatenate([m.units for m in members]))
         points, reps = [], []
@@ -254,7 +257,8 @@ def _model_rows(table: Table, compiled: stats.Compiled, frame: units.Frame,
             reps.append(r[:, at])
         p_all = np.concatenate(points)
         r_all = np.concatenate(reps, axis=1)
-        with np.errstate(invalid="ignore"), _quiet():
+        with np.errstate(invalid="ignore"), warnings.catch_warnings():
+            warnings.simplefilter("ignore", RuntimeWarning)    # resamples where no cell has rows
             point = np.nanmean(p_all) if not np.all(np.isnan(p_all)) else np.nan
             rep = np.nanmean(r_all, axis=1)
         lo, hi = stats.interval(np.array([point]), rep[:, None])
@@ -263,19 +267,6 @@ def _model_rows(table: Table, compiled: stats.Compiled, frame: units.Frame,
     return rows
 
 
-def _setting_order(bench: Benchmark, setting: str) -> tuple[int, str]:
+def setting_order(bench: Benchmark, setting: str) -> tuple[int, str]:
     return (bench.settings.index(setting) if setting in bench.settings else len(bench.settings),
             setting)
-
-
-class _quiet:
-    """Silence numpy's 'mean of empty slice' for resamples where no cell has rows."""
-
-    def __enter__(self):
-        import warnings
-        self._w = warnings.catch_warnings()
-        self._w.__enter__()
-        warnings.simplefilter("ignore", RuntimeWarning)
-
-    def __exit__(self, *exc):
-        self._w.__exit__(*exc)

@@ -102,9 +102,9 @@ def _cell(b: BenchComparison, run_id: str, stat: Stat) -> dict[str, Any]:
 
 
 def _table(b: BenchComparison, t: Table) -> dict[str, Any]:
-    runs = b.table_runs(t)
     if t.rows == "model":
         return _model_table(b, t)
+    runs = b.table_runs(t)
     return {"key": t.key, "title": t.title, "note": t.note, "detail": t.detail,
             "groups": None, "header": [s.label for s in t.stats],
             "rows": [{"label": r["run_id"], "sub": f"{r['model']} · {r['setting']} · "
@@ -118,7 +118,7 @@ def _model_table(b: BenchComparison, t: Table) -> dict[str, Any]:
     rows = b.model_rows.get(t.key, [])
     bench = registry.get(b.benchmark)
     settings = sorted({s for r in rows for s in r.runs},
-                      key=lambda s: comparing._setting_order(bench, s))
+                      key=lambda s: comparing.setting_order(bench, s))
     header = [st for _ in t.stats for st in settings] + ["Avg."]
     out_rows = []
     for r in rows:

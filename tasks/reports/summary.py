@@ -45,9 +45,15 @@ def build(store: Store, run_id: str, grader: str | None = None) -> dict[str, Any
 def default_grader(store: Store, run_id: str, graders: tuple[str, ...]) -> str:
     """The grader a run is reported under: a judged run's cascade, otherwise its benchmark's
     first rule grader."""
-    cascades = [g for (g,) in store.query("SELECT DISTINCT grader FROM verdicts WHERE run_id "
-                                           "= ? AND grader LIKE 'cascade:%' ORDER BY 1", [run_id])]
-    return cascades[0] if cascades else graders[0]
+    return default_graders(store, {run_id: graders})[run_id]
+
+
+def default_graders(store: Store, runs: dict[str, tuple[str, ...]]) -> dict[str, str]:
+    """`default_grader` of many runs (run id -> its benchmark's graders) in one query."""
+    cascades = dict(store.query("SELECT run_id, min(grader) FROM verdicts WHERE "
+                                "list_contains(?, run_id) AND grader LIKE 'cascade:%' "
+                                "GROUP BY run_id", [list(runs)]))
+    return {r: cascades.get(r) or graders[0] for r, graders in runs.items()}
 
 
 def render(report: dict[str, Any], width: int = 120) -> Group:
