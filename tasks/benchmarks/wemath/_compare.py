@@ -132,7 +132,8 @@ class WeMathComparison(Comparison):
              "wrong; loose: the composite right with every one-step question wrong. Rate "
              "RM / (RM + CM), the share of composite successes not backed by the steps."),
             ("Score (WE-MATH)", "(alpha IK + beta IG + CM) / N with alpha = 0, beta = 0.5, under "
-             "each rule (paper Sec. 3.2). A model answering at random scores near 0."),
+             "each rule (paper Sec. 3.2). Chance: a uniform guess on every question "
+             "(baseline:random on all of testmini) scores 1.62% strict and 10.00% loose."),
             ("S1, S2, S3", f"Accuracy on all one-step questions (S1), and on the composite "
              f"questions of two-step (S2) and three-step (S3) problems. Chance (a uniform guess "
              f"among the options): S1 {c(s1)}, S2 {c(s2)}, S3 {c(s3)}."),
