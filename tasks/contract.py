@@ -66,7 +66,8 @@ class Report(Protocol):
         """Rich renderables (tables, notes) of `build`'s result, laid out for `width` columns."""
 
     def figures(self, report: dict[str, Any]) -> list[tuple[str, str]]:
-        """(figure, value) pairs of `build`'s result, for the Prefect artifact."""
+        """(figure, value) pairs of `build`'s result, a flat list (`tasks.reports.artifact_rows`;
+        the eval flow's Prefect artifact is now Markdown from the `Comparison`)."""
 
 
 @dataclass(frozen=True)
