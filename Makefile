@@ -8,12 +8,22 @@ STAMP := $(VENV)/.installed
 MATHPROBE_DATA_DIR ?= $(abspath $(firstword $(wildcard ../shared/data /work/shared/data) ../shared/data))
 export MATHPROBE_DATA_DIR
 
-# The HTML report is tested in a real browser: Debian's chromium, driven by playwright (never
-# `playwright install`, which downloads). Installed once; a no-op when it is already there.
-CHROMIUM := /usr/bin/chromium
-SUDO := $(if $(filter 0,$(shell id -u)),,sudo)
+.PHONY: install demo test bench clean postgres chromium
 
-.PHONY: install demo test bench clean
+# PostgreSQL server binaries for the DuckLake / Prefect-on-PostgreSQL tests (deploy/postgres.sh
+# starts a server of their own): Debian's `postgresql` package, installed when none is there.
+SUDO := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
+postgres:
+	@ls /usr/lib/postgresql/*/bin/pg_ctl >/dev/null 2>&1 || command -v pg_ctl >/dev/null 2>&1 || \
+	  { $(SUDO) apt-get update -qq && DEBIAN_FRONTEND=noninteractive $(SUDO) apt-get install -y -qq \
+	      --no-install-recommends postgresql >/dev/null; }
+
+# The HTML report is tested in a real browser: Debian's chromium, driven by playwright (never
+# `playwright install`, which downloads). Installed when it is not there.
+chromium:
+	@test -x /usr/bin/chromium || \
+	  { $(SUDO) apt-get update -qq && DEBIAN_FRONTEND=noninteractive $(SUDO) apt-get install -y -qq \
+	      --no-install-recommends chromium >/dev/null; }
 
 $(STAMP): pyproject.toml constraints.txt
 	test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
@@ -26,15 +36,12 @@ install: $(STAMP)
 demo: $(STAMP)
 	$(BIN)/mathprobe demo
 
-$(CHROMIUM):
-	$(SUDO) apt-get update -qq
-	DEBIAN_FRONTEND=noninteractive $(SUDO) apt-get install -y -qq --no-install-recommends chromium
-
-test: $(STAMP) $(CHROMIUM)
+test: $(STAMP) postgres chromium
 	$(BIN)/python -m pytest -q
 
-bench: $(STAMP)
+bench: $(STAMP) postgres
 	$(BIN)/python benchmarks/wemath_views.py
+	$(BIN)/python benchmarks/lake.py
 	$(BIN)/python benchmarks/report_build.py
 
 clean:

@@ -1,27 +1,33 @@
 #!/usr/bin/env bash
-# A team set-up on one machine: a Prefect server on loopback, a `process` work pool, the
-# deployments of deploy/prefect.yaml and a worker. Afterwards, from any shell:
+# A team set-up on one machine: a Prefect server on loopback (on PostgreSQL with --postgres, as
+# Prefect recommends for teams; SQLite otherwise), a `process` work pool, the provider limits
+# (Prefect global concurrency limits mathprobe-<provider>, from MATHPROBE_MAX_CONCURRENCY_*),
+# the deployments of deploy/prefect.yaml and N workers. Afterwards, from any shell:
 #   export PREFECT_API_URL=http://127.0.0.1:${PORT:-4200}/api
-#   prefect deployment run eval/full --param model=baseline:random --param db=$PWD/runs.duckdb \
-#       --param data_dir=$MATHPROBE_DATA_DIR --param limit=60
-# or press Run on eval/full in the UI at http://127.0.0.1:${PORT:-4200}.
+#   prefect deployment run eval/full --param model=baseline:random \
+#       --param db=ducklake:sqlite:$PWD/lake.sqlite --param data_dir=$MATHPROBE_DATA_DIR
+# or press Run on eval/full (or eval/sweep) in the UI at http://127.0.0.1:${PORT:-4200}.
+# Workers on other machines: `prefect worker start --pool mathprobe-process` there, with
+# PREFECT_API_URL pointing here and MATHPROBE_REPO set at deploy time if their checkout
+# lives elsewhere.
 #
-#   deploy/local.sh up | down | status
-# Environment: PORT (4200), STATE_DIR (.prefect-local: PREFECT_HOME, logs, pids), POOL.
+#   deploy/local.sh up [--workers N] [--postgres] | down | status
+# Environment: PORT (4200), STATE_DIR (.prefect-local: PREFECT_HOME, logs, pids), POOL,
+# PG_PORT (5433, with --postgres), WORKER_LIMIT (flow runs at once per worker; default none).
 set -euo pipefail
 REPO="$(cd "$(dirname "$0")/.." && pwd)"
 PORT="${PORT:-4200}"
 STATE_DIR="${STATE_DIR:-$REPO/.prefect-local}"
 POOL="${POOL:-mathprobe-process}"
+PG_PORT="${PG_PORT:-5433}"
 BIN="$REPO/.venv/bin"
 export PREFECT_HOME="$STATE_DIR/home"
 export PREFECT_API_URL="http://127.0.0.1:$PORT/api"
 export PREFECT_SERVER_ANALYTICS_ENABLED=false
-export MATHPROBE_REPO="$REPO"
 mkdir -p "$STATE_DIR" "$PREFECT_HOME"
 
 wait_healthy() {
-  for _ in $(seq 1 120); do
+  for _ in $(seq 1 240); do
     if "$BIN/python" -c "import urllib.request,sys; urllib.request.urlopen('$PREFECT_API_URL/health', timeout=2)" 2>/dev/null; then
       return 0
     fi
@@ -37,34 +43,61 @@ start_bg() {  # name, command...
   echo $! >"$STATE_DIR/$name.pid"
 }
 
-stop_bg() {
+stop_bg() {  # SIGTERM, then SIGKILL after a few seconds (a worker waits for nothing we need)
   local pidfile="$STATE_DIR/$1.pid"
   if [[ -f $pidfile ]]; then
     local pid; pid=$(cat "$pidfile")
     kill "$pid" 2>/dev/null || true
-    for _ in $(seq 1 40); do kill -0 "$pid" 2>/dev/null || break; sleep 0.25; done
+    for _ in $(seq 1 20); do kill -0 "$pid" 2>/dev/null || break; sleep 0.25; done
     kill -9 "$pid" 2>/dev/null || true
     rm -f "$pidfile"
   fi
 }
 
+workers() { ls "$STATE_DIR" 2>/dev/null | sed -n 's/^\(worker-[0-9]*\)\.pid$/\1/p'; }
+
 case "${1:-up}" in
   up)
+    shift || true
+    n_workers=1; postgres=0
+    while [[ $# -gt 0 ]]; do
+      case "$1" in
+        --workers) n_workers=${2:?--workers N}; shift 2 ;;
+        --postgres) postgres=1; shift ;;
+        *) echo "usage: $0 up [--workers N] [--postgres]" >&2; exit 2 ;;
+      esac
+    done
     test -x "$BIN/prefect" || make -C "$REPO" install
+    if [[ $postgres == 1 ]]; then
+      PG_DIR="${PG_DIR:-$STATE_DIR/postgres}"
+      "$REPO/deploy/postgres.sh" start "$PG_DIR" "$PG_PORT" prefect
+      echo "$PG_DIR" >"$STATE_DIR/postgres.dir"
+      export PREFECT_SERVER_DATABASE_CONNECTION_URL="postgresql+asyncpg://postgres@127.0.0.1:$PG_PORT/prefect"
+    fi
     start_bg server "$BIN/prefect" server start --host 127.0.0.1 --port "$PORT"
     wait_healthy
     "$BIN/prefect" work-pool inspect "$POOL" >/dev/null 2>&1 \
-      || "$BIN/prefect" work-pool create "$POOL" --type process
+      || "$BIN/prefect" work-pool create "$POOL" --type process >/dev/null
+    (cd "$REPO" && "$BIN/python" -m tasks.runs.limits)
     (cd "$REPO" && "$BIN/prefect" --no-prompt deploy --prefect-file deploy/prefect.yaml --all)
-    start_bg worker "$BIN/prefect" worker start --pool "$POOL" --type process
-    echo "Prefect UI: http://127.0.0.1:$PORT   (export PREFECT_API_URL=$PREFECT_API_URL)"
+    limit=()
+    [[ -n ${WORKER_LIMIT:-} ]] && limit=(--limit "$WORKER_LIMIT")
+    for i in $(seq 1 "$n_workers"); do
+      start_bg "worker-$i" "$BIN/prefect" worker start --pool "$POOL" --type process \
+        --name "mathprobe-worker-$i" "${limit[@]}"
+    done
+    echo "Prefect UI: http://127.0.0.1:$PORT   (export PREFECT_API_URL=$PREFECT_API_URL); $n_workers worker(s)"
     ;;
   down)
-    stop_bg worker
+    for w in $(workers); do stop_bg "$w"; done
     stop_bg server
+    if [[ -f $STATE_DIR/postgres.dir ]]; then
+      "$REPO/deploy/postgres.sh" stop "$(cat "$STATE_DIR/postgres.dir")"
+      rm -f "$STATE_DIR/postgres.dir"
+    fi
     ;;
   status)
-    for name in server worker; do
+    for name in server $(workers); do
       if [[ -f $STATE_DIR/$name.pid ]] && kill -0 "$(cat "$STATE_DIR/$name.pid")" 2>/dev/null; then
         echo "$name: running (pid $(cat "$STATE_DIR/$name.pid"), log $STATE_DIR/$name.log)"
       else
@@ -72,5 +105,5 @@ case "${1:-up}" in
       fi
     done
     ;;
-  *) echo "usage: $0 up|down|status" >&2; exit 2 ;;
+  *) echo "usage: $0 up [--workers N] [--postgres] | down | status" >&2; exit 2 ;;
 esac

@@ -18,6 +18,7 @@ from typing import Annotated, Any, Optional
 from pydantic import Field
 
 from tasks import registry
+from tasks.store.location import parse
 
 # -- the Run form: choices from the registry, so a new benchmark shows up without an edit ------
 # (the descriptions are the flow docstring's Args; values outside the choices still reach the
@@ -28,15 +29,12 @@ SettingParam = Annotated[Optional[str], Field(json_schema_extra={
     "enum": [None, *dict.fromkeys(s for ss in _SETTINGS.values() for s in ss)]})]
 
 
-def default_run_id(benchmark: str, model: str, setting: str) -> str:
-    """The run id of a run started without one."""
-    return re.sub(r"[^A-Za-z0-9._-]+", "-", f"{benchmark}-{model}-{setting}")
-
-
 def flow_run_name() -> str:
     """`{benchmark}:{model}:{run_id}`: the run id is the one the flow will use (its default
     when none is given)."""
     from prefect.runtime import flow_run
+
+    from tasks.runs.preflight import default_run_id
 
     p = flow_run.parameters
     benchmark, model = p.get("benchmark", "?"), p.get("model", "?")
@@ -51,9 +49,9 @@ def flow_run_name() -> str:
 
 
 def artifact_key(kind: str, run_id: str, db: str) -> str:
-    """`{kind}-{run id}-{hash of the store's path}`: lowercase letters, digits and dashes, as
-    Prefect requires, unique per store."""
-    tag = hashlib.sha1(str(Path(db).resolve()).encode()).hexdigest()[:8]
+    """`{kind}-{run id}-{hash of the store}`: lowercase letters, digits and dashes, as Prefect
+    requires, unique per store (a DuckDB file's path, a DuckLake catalog)."""
+    tag = hashlib.sha1(parse(db).key.encode()).hexdigest()[:8]
     slug = re.sub(r"[^a-z0-9-]+", "-", run_id.lower()).strip("-")[:80]
     return f"{kind}-{slug}-{tag}"
 
@@ -101,12 +99,16 @@ class ProgressArtifact:
 
 
 def html_path(db: str, run_id: str, html_report: str | None) -> Path | None:
-    """Where the run's HTML report goes: `html_report`, or with 'auto' beside the DuckDB file
-    (`<db stem>-reports/<run id>.html`); None: not written."""
+    """Where the run's HTML report goes: `html_report`, or with 'auto' beside the store's file
+    (a DuckDB file, a DuckLake SQLite catalog: `<stem>-reports/<run id>.html`); None: not
+    written (also 'auto' with a PostgreSQL catalog, which has no file to sit beside)."""
     if not html_report:
         return None
     if html_report == "auto":
-        d = Path(db).resolve()
+        loc = parse(db)
+        if loc.is_lake and loc.catalog != "sqlite":
+            return None
+        d = Path(loc.target)
         return d.parent / f"{d.stem}-reports" / f"{re.sub(r'[^A-Za-z0-9._-]+', '-', run_id)}.html"
     return Path(html_report)
 

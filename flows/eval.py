@@ -6,7 +6,6 @@ that already have an answer are not asked again.
 """
 from __future__ import annotations
 
-import threading
 from dataclasses import dataclass
 from typing import Any
 
@@ -14,14 +13,16 @@ from prefect import flow, get_run_logger, task
 from prefect.cache_policies import NO_CACHE
 from prefect.task_runners import ThreadPoolTaskRunner
 
-from flows.artifacts import (BenchmarkParam, ProgressArtifact, SettingParam, default_run_id,
-                             flow_run_name, publish)
+from flows.artifacts import BenchmarkParam, ProgressArtifact, SettingParam, flow_run_name, publish
+from flows.common import LogProgress, current_flow_run_id, fail_cleanly, repair_dead_runs
 from tasks import registry, reports
 from tasks.backends import get_backend, parse_spec
-from tasks.errors import MathprobeError
+from tasks.errors import StoreWriteError
 from tasks.registry import resolve_data_dir
 from tasks.runs import Budget, build_request, check_backend, grade_run, judging, prepare, send
-from tasks.runs import progress, runtime
+from tasks.runs import preflight, progress, runtime
+from tasks.runs.asking import check_writes
+from tasks.sampling import describe
 from tasks.store import RunSpec, open_store
 
 SHARD_WORKERS = 4          # shard tasks running at once (threads of this process)
@@ -40,6 +41,9 @@ class RunConfig:
     concurrency: int
     request_timeout: float | None = None
     triton_url: str | None = None
+
+
+default_run_id = preflight.default_run_id
 
 
 def shard(ids: list[str], workers: int) -> list[list[str]]:
@@ -65,9 +69,13 @@ def prepare_task(cfg: RunConfig, limit: int | None, retry_failed: bool) -> list[
     store = open_store(cfg.db)
     dataset = prepare(store, bench, resolve_data_dir(cfg.data_dir))
     chosen = bench.select(dataset.items, limit)
+    if limit is not None:
+        progress.note(cfg.run_id, f"--limit {limit}: " + describe(
+            dataset.items, chosen, strata=bench.strata, names=bench.strata_names,
+            unit=bench.sample_unit))
     kind, _ = parse_spec(cfg.model)
-    store.start_run(RunSpec(cfg.run_id, cfg.benchmark, cfg.model, kind, cfg.setting, cfg.params),
-                    n_items=len(chosen))
+    store.start_run(RunSpec(cfg.run_id, cfg.benchmark, cfg.model, kind, cfg.setting, cfg.params,
+                            current_flow_run_id()), n_items=len(chosen))
     statuses = store.item_statuses(cfg.run_id)
     if retry_failed:
         todo = [it.item_id for it in chosen if statuses.get(it.item_id) == "infra_failed"]
@@ -122,11 +130,14 @@ def judge_task(cfg: RunConfig, judge: str, retry_failed: bool, in_flight: int) -
     items = bench.load(resolve_data_dir(cfg.data_dir)).by_id()
     jrun, requests = judging.prepare(store, bench, items, cfg.run_id, judge, retry_failed)
     counts = send(
-        store, jrun, judge,
-        lambda: judging.VerdictChecked(get_backend(judge, timeout_s=cfg.request_timeout,
+        store, jrun, judging.backend_spec(judge),
+        lambda: judging.VerdictChecked(get_backend(judging.backend_spec(judge),
+                                                   timeout_s=cfg.request_timeout,
                                                    triton_url=cfg.triton_url),
-                                       judging.judge_of(bench).parse),
+                                       judging.judge_of(bench, judge).parse),
         requests, in_flight=in_flight)
+    if store.write_failure():                  # the flow says it (check_writes)
+        return {}
     result = judging.write_verdicts(store, bench, cfg.run_id, judge)
     store.finish_run(jrun, "completed" if not (result["judge_failed"] or result["infra_failed"])
                      else "incomplete")
@@ -137,35 +148,9 @@ def judge_task(cfg: RunConfig, judge: str, retry_failed: bool, in_flight: int) -
     return result
 
 
-class _LogProgress:
-    """Counts in the Prefect log: a line every tenth of the work, and the first failures."""
-
-    MAX_FAILURES_LOGGED = 20
-
-    def __init__(self, run_id: str, total: int):
-        self.run_id, self.total, self.counts = run_id, total, {}
-        self.step = max(1, total // 10)
-        self.logger = get_run_logger()
-        self._lock = threading.Lock()
-
-    def __call__(self, event: str, run_id: str, **data: Any) -> None:
-        if event != "done" or run_id != self.run_id:
-            return
-        with self._lock:
-            self.counts[data["status"]] = self.counts.get(data["status"], 0) + 1
-            failed = self.counts.get("infra_failed", 0)
-            if data["status"] == "infra_failed" and failed <= self.MAX_FAILURES_LOGGED:
-                self.logger.warning("%s failed: %s%s", data.get("item_id"), data.get("error"),
-                                    " (further failures are counted, not listed)"
-                                    if failed == self.MAX_FAILURES_LOGGED else "")
-            done = sum(self.counts.values())
-            if done % self.step == 0 or done == self.total:
-                self.logger.info("%d/%d asked: %s", done, self.total,
-                                 ", ".join(f"{v} {k}" for k, v in sorted(self.counts.items())))
-
-
 @flow(name="eval", log_prints=True, flow_run_name=flow_run_name,
       task_runner=ThreadPoolTaskRunner(max_workers=SHARD_WORKERS))
+@fail_cleanly
 def eval_flow(benchmark: BenchmarkParam, model: str = "baseline:random",
               setting: SettingParam = None, run_id: str | None = None,
               db: str = "mathprobe.duckdb", data_dir: str | None = None,
@@ -173,8 +158,11 @@ def eval_flow(benchmark: BenchmarkParam, model: str = "baseline:random",
               max_cost: float | None = None, temperature: float | None = None,
               max_tokens: int | None = None, request_timeout: float | None = None,
               triton_url: str | None = None, judge: str | None = None,
-              html_report: str | None = None) -> dict[str, Any]:
+              data_path: str | None = None, html_report: str | None = None) -> dict[str, Any]:
     """Evaluate `model` on `benchmark`, store every response in `db`, return the report.
+
+    `db` is a DuckDB file or a shared DuckLake store (`ducklake:sqlite:FILE`,
+    `ducklake:postgres:dbname=... host=...`); `data_path` is where a new lake keeps its files.
 
     Re-running the same run id resumes it; `retry_failed` re-drives only failed calls;
     `max_cost` (USD) stops issuing requests once the run has spent that much; `triton_url`
@@ -188,9 +176,10 @@ def eval_flow(benchmark: BenchmarkParam, model: str = "baseline:random",
         model: BACKEND:NAME of the model: baseline:random, openai:MODEL, anthropic:MODEL,
             triton:MODEL, replay:FILE.
         run_id: Run id; the same id resumes the run (default: benchmark-model-setting).
-        db: DuckDB file the run is stored in (an absolute path on the worker).
+        db: The store: a DuckDB file (an absolute path on the worker) or a shared DuckLake
+            store, ducklake:sqlite:FILE or ducklake:postgres:dbname=... host=...
         data_dir: Folder holding one folder per benchmark (default: $MATHPROBE_DATA_DIR).
-        limit: Evaluate about N questions (whole WE-MATH problems only; empty: all).
+        limit: Evaluate about N questions (a seeded sample, whole WE-MATH problems; empty: all).
         concurrency: Requests in flight at most.
         retry_failed: Re-ask only the calls that failed before (infra_failed).
         max_cost: Stop issuing requests once the run has cost this much (USD).
@@ -199,50 +188,50 @@ def eval_flow(benchmark: BenchmarkParam, model: str = "baseline:random",
         request_timeout: Seconds per attempt of a request.
         triton_url: HOST:PORT of the Triton gRPC endpoint, for triton: models.
         judge: BACKEND:NAME of a judge for what the rules leave undecided (CMMaTH).
-        html_report: Write the run's HTML report to this file; 'auto': beside the DuckDB file,
-            in <db stem>-reports/<run id>.html; empty: none.
+        data_path: Where a new DuckLake store keeps its Parquet files (a folder or an object
+            store URL).
+        html_report: Write the run's HTML report to this file; 'auto': beside the store's
+            file, in <file stem>-reports/<run id>.html; empty: none.
     """
-    bench = registry.get(benchmark)
-    setting = setting or bench.default_setting
-    if setting not in bench.settings:
-        raise MathprobeError(f"--setting {setting!r}: {benchmark} has {', '.join(bench.settings)}")
-    check_backend(model)                       # fail fast on a bad --model or missing key
+    plan = preflight.check_eval(              # the command line ran these before Prefect
+        benchmark=benchmark, model=model, setting=setting, run_id=run_id, db=db,
+        data_dir=data_dir, limit=limit, concurrency=concurrency, max_cost=max_cost,
+        temperature=temperature, max_tokens=max_tokens, request_timeout=request_timeout,
+        judge=judge, data_path=data_path)
+    check_backend(model)                       # builds the client: a Secret block is read here
     if judge is not None:
-        judging.judge_of(bench)
-        check_backend(judge)
-    params = dict(bench.default_params)
-    params.update({k: v for k, v in (("temperature", temperature), ("max_tokens", max_tokens))
-                   if v is not None})
-    cfg = RunConfig(benchmark=benchmark, model=model, setting=setting,
-                    run_id=run_id or default_run_id(benchmark, model, setting), db=db,
-                    data_dir=str(resolve_data_dir(data_dir)), params=params,
+        check_backend(judging.backend_spec(judge))
+    cfg = RunConfig(benchmark=benchmark, model=model, setting=plan.setting, run_id=plan.run_id,
+                    db=db, data_dir=str(plan.data_dir), params=plan.params,
                     concurrency=concurrency, request_timeout=request_timeout,
                     triton_url=triton_url)
-    store = open_store(cfg.db)
-    todo = prepare_task(cfg, limit, retry_failed)
-    budget = _BUDGETS[cfg.run_id] = Budget(max_cost, store.spent(cfg.run_id))
-    shards = shard(todo, SHARD_WORKERS)
-    progress.emit("start", cfg.run_id, total=len(todo))
-    shown = ProgressArtifact(cfg.run_id, cfg.db, len(todo))
-    log_progress = _LogProgress(cfg.run_id, len(todo))
-    progress.subscribe(log_progress)
-    progress.subscribe(shown)
-    try:
-        futures = [respond_shard.submit(cfg, s, concurrency, max_cost) for s in shards]
-        for future in futures:
-            future.result()
-        grade_task(cfg)
-        if judge is not None:
-            judge_task(cfg, judge, retry_failed, concurrency)
-    except BaseException:
-        store.finish_run(cfg.run_id, "interrupted")
-        raise
-    finally:
-        progress.unsubscribe(log_progress)
-        progress.unsubscribe(shown)
-        shown.close()
-        _BUDGETS.pop(cfg.run_id, None)
-        runtime.run(runtime.close_backend(cfg.run_id))
+    store = open_store(cfg.db, data_path)
+    with LogProgress(cfg.run_id):              # notes, counts and failures in the Prefect log
+        repair_dead_runs(store, cfg.run_id)
+        todo = prepare_task(cfg, limit, retry_failed)
+        budget = _BUDGETS[cfg.run_id] = Budget(max_cost, store.spent(cfg.run_id))
+        progress.emit("start", cfg.run_id, total=len(todo))
+        shown = ProgressArtifact(cfg.run_id, cfg.db, len(todo))    # the UI's progress bar
+        progress.subscribe(shown)
+        try:
+            futures = [respond_shard.submit(cfg, s, concurrency, max_cost)
+                       for s in shard(todo, SHARD_WORKERS)]
+            for future in futures:
+                future.result()
+            check_writes(store)                # a full disk: stop here, answers are spooled
+            grade_task(cfg)
+            if judge is not None:
+                judge_task(cfg, judge, retry_failed, concurrency)
+                check_writes(store)
+        except BaseException as exc:
+            if not isinstance(exc, StoreWriteError):
+                store.finish_run(cfg.run_id, "interrupted")
+            raise
+        finally:
+            progress.unsubscribe(shown)
+            shown.close()
+            _BUDGETS.pop(cfg.run_id, None)
+            runtime.run(runtime.close_backend(cfg.run_id))
     run = store.run(cfg.run_id)
     if budget.exhausted and run["n_not_asked"]:
         status = "stopped_max_cost"

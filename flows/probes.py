@@ -13,9 +13,11 @@ from typing import Any
 from prefect import flow, get_run_logger, task
 from prefect.cache_policies import NO_CACHE
 
+from flows.common import LogProgress, current_flow_run_id, fail_cleanly, repair_dead_runs
 from tasks import registry
-from tasks.errors import MathprobeError
-from tasks.runs import check_backend
+from tasks.reports.summary import failure_reasons
+from tasks.runs import check_backend, preflight
+from tasks.runs.asking import check_writes
 from tasks.runs.probing import probe_run_id, run_probe
 from tasks.store import open_store
 
@@ -23,41 +25,56 @@ from tasks.store import open_store
 @task(name="probe", cache_policy=NO_CACHE)
 def probe_task(benchmark: str, probe: str, model: str, run_id: str, db: str, data_dir: str,
                limit: int | None, concurrency: int, retry_failed: bool, triton_url: str | None,
-               request_timeout: float | None) -> list[dict[str, Any]]:
+               request_timeout: float | None) -> dict[str, Any]:
+    """One probe run: its view's rows, its summary (answered, failed) and the first failure
+    reasons (empty when the store could not be written: the flow says so)."""
     bench = registry.get(benchmark)
-    counts, rows = run_probe(open_store(db), bench, bench.probes[probe], model=model,
-                             run_id=run_id, data_dir=registry.resolve_data_dir(data_dir),
-                             limit=limit, concurrency=concurrency, retry_failed=retry_failed,
-                             triton_url=triton_url, request_timeout=request_timeout)
+    store = open_store(db)
+    with LogProgress(run_id):
+        counts, rows = run_probe(store, bench, bench.probes[probe], model=model,
+                                 run_id=run_id, data_dir=registry.resolve_data_dir(data_dir),
+                                 limit=limit, concurrency=concurrency,
+                                 retry_failed=retry_failed, triton_url=triton_url,
+                                 request_timeout=request_timeout,
+                                 flow_run_id=current_flow_run_id())
     get_run_logger().info("%s: %d asked: %s", run_id, sum(counts.values()),
                           ", ".join(f"{v} {k}" for k, v in sorted(counts.items())) or "none")
-    return rows
+    if store.write_failure():
+        return {"run_id": run_id, "rows": []}
+    run = store.run(run_id)
+    return {"run_id": run_id, "rows": rows,
+            "run": {k: run[k] for k in ("status", "n_items", "n_ok", "n_infra_failed",
+                                        "n_not_asked")},
+            "failures": failure_reasons(store, run_id)}
 
 
 def _probe_family(family: str, methods: list[str] | None, model: str, benchmark: str | None,
                   run_id: str | None, **kwargs: Any) -> dict[str, Any]:
     """Run the probes `methods` of `family` (all of them with None); one run per probe, `run_id`
     being the prefix of the run ids when there are several."""
-    bench = registry.with_probe_family(family, benchmark)
+    bench = preflight.check_probe(family=family, benchmark=benchmark, methods=methods,
+                                  model=model, run_id=run_id, db=kwargs["db"],
+                                  data_dir=kwargs["data_dir"], limit=kwargs["limit"],
+                                  concurrency=kwargs["concurrency"])
     offered = bench.probe_family(family)
     methods = methods or list(offered)
-    unknown = [m for m in methods if m not in offered]
-    if unknown:
-        raise MathprobeError(f"--method {unknown[0]!r}: {bench.name}'s {family} probes are "
-                             f"{', '.join(offered)}" + (" or both" if len(offered) == 2 else ""))
-    check_backend(model)                     # a bad spec or a missing key fails first
+    check_backend(model)                     # builds the client: a Secret block is read here
     data_dir = str(registry.resolve_data_dir(kwargs.pop("data_dir")))
+    store = open_store(kwargs["db"])
     out = {}
     for m in methods:
         probe = offered[m]
         rid = (f"{run_id}-{m}" if run_id and len(methods) > 1 else run_id) \
             or probe_run_id(bench, model, probe)
-        out[m] = {"run_id": rid, "rows": probe_task(bench.name, m, model, rid,
-                                                    data_dir=data_dir, **kwargs)}
+        with LogProgress(rid):
+            repair_dead_runs(store, rid)
+        out[m] = probe_task(bench.name, m, model, rid, data_dir=data_dir, **kwargs)
+        check_writes(store)
     return out
 
 
 @flow(name="contamination", log_prints=True)
+@fail_cleanly
 def contamination_flow(model: str, method: str = "both", benchmark: str | None = None,
                        run_id: str | None = None, db: str = "mathprobe.duckdb",
                        data_dir: str | None = None, limit: int | None = None,
@@ -73,6 +90,7 @@ def contamination_flow(model: str, method: str = "both", benchmark: str | None =
 
 
 @flow(name="classify", log_prints=True)
+@fail_cleanly
 def classify_flow(model: str, benchmark: str | None = None, run_id: str | None = None,
                   db: str = "mathprobe.duckdb", data_dir: str | None = None,
                   limit: int | None = None, concurrency: int = 16, retry_failed: bool = False,

@@ -15,16 +15,19 @@ from tasks.errors import MathprobeError
 err = Console(stderr=True)
 
 
-def _store(db: Path):
+def _store(db: str):
+    """The store, opened read-only: showing results writes nothing."""
     from tasks.store import open_store
+    from tasks.store.location import parse
 
-    if not db.is_file():
+    if not parse(db).exists():
         raise MathprobeError(f"{db}: no such DuckDB file")
-    return open_store(db)
+    return open_store(db, read_only=True)
 
 
 def compare(
-    db: Annotated[Path, typer.Option("--db", help="DuckDB file.")],
+    db: Annotated[str, typer.Option("--db", help="DuckDB file, or a DuckLake store "
+                                    "(ducklake:sqlite:FILE, 'ducklake:postgres:...').")],
     run_ids: Annotated[Optional[list[str]], typer.Argument(
         help="Runs to compare; the first is the baseline of the differences.",
         show_default=False)] = None,
@@ -58,7 +61,7 @@ def compare(
         console.print(compare_render.render(result, console.width))
 
 
-def write_html(db: Path, run_id: str | None, runs: str | None, html: Path, *,
+def write_html(db: str, run_id: str | None, runs: str | None, html: Path, *,
                grader: str | None, figures: Path | None, data_dir: Path | None) -> None:
     """`report --html`: the report of --run-id or of --runs A,B,... (the first the baseline)."""
     from tasks.reports import html as html_report

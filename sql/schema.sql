@@ -10,10 +10,24 @@ CREATE TABLE IF NOT EXISTS runs (
     params       JSON,
     started_at   TIMESTAMP,
     finished_at  TIMESTAMP,
-    status       VARCHAR NOT NULL,          -- running | completed | failed | interrupted
+    status       VARCHAR NOT NULL,          -- running | completed | incomplete | stopped_max_cost | interrupted
     cost_usd     DOUBLE DEFAULT 0,
     n_items      INTEGER                    -- items the run covers (after --limit)
 );
+
+-- The Prefect flow run that last worked on the run: marked Crashed at the next start if its
+-- process died (kill -9) and left the run 'running'.
+ALTER TABLE runs ADD COLUMN IF NOT EXISTS flow_run_id VARCHAR;
+COMMENT ON COLUMN runs.flow_run_id IS 'The Prefect flow run that last worked on this run (NULL outside Prefect); a run left running by a dead process is marked interrupted, and this flow run Crashed, at the next start.';
+
+-- Facts about the store itself, e.g. which version of the SQL layer its views come from.
+CREATE TABLE IF NOT EXISTS store_meta (
+    key    VARCHAR PRIMARY KEY,
+    value  VARCHAR
+);
+COMMENT ON TABLE store_meta IS 'Facts about the store file itself: sql_layer = content hash of the SQL (tables, views, macros) last applied, so a read-only open (mathprobe report on a read-only or full disk) can tell whether its views are current.';
+COMMENT ON COLUMN store_meta.key IS 'What the fact is about, e.g. sql_layer.';
+COMMENT ON COLUMN store_meta.value IS 'The fact, e.g. the SHA-256 of the SQL files applied.';
 
 CREATE TABLE IF NOT EXISTS items (
     benchmark    VARCHAR NOT NULL,

@@ -22,8 +22,10 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, ClassVar, Protocol
 
+from tasks.errors import MathprobeError
 from tasks.items import Chat, Completion, Item, Request
 from tasks.paths import SQL_DIR
+from tasks.sampling import stratified_sample
 
 if TYPE_CHECKING:
     from tasks.store import Store
@@ -54,6 +56,17 @@ def fingerprint(*paths: Path, extra: str = "") -> str:
         h.update(str(p).encode())
     h.update(extra.encode())
     return h.hexdigest()
+
+
+@dataclass(frozen=True)
+class OfficialRow:
+    """A row of a result file in the authors' format that carries more than the response:
+    verdicts made elsewhere (e.g. the authors' own judge), by grader name. `mathprobe import`
+    stores them as they are, beside the rule graders' verdicts; a verdict whose `correct` is
+    None is left out (undecided). A plain `(item, response)` pair is a row without verdicts."""
+    item: Item
+    response: str | None
+    verdicts: Mapping[str, Grade] = field(default_factory=dict)
 
 
 class Report(Protocol):
@@ -95,6 +108,15 @@ class Judge(ABC):
     @abstractmethod
     def parse(self, text: str | None) -> bool | None:
         """The judge's verdict in its reply; None when it gave none (stored `judge_failed`)."""
+
+    def configured(self, options: Mapping[str, str]) -> Judge:
+        """This judge with the options a user wrote after '#' in `--judge BACKEND:NAME#k=v,...`
+        (e.g. another prompt format for a judge served from another checkpoint). The default
+        takes none: any option is an error."""
+        if options:
+            raise MathprobeError(f"--judge: this benchmark's judge takes no options "
+                                 f"(got {', '.join(sorted(options))})")
+        return self
 
     def audit(self, store: Store, data_dir: Path, *, audit_id: str, judge: str | None,
               concurrency: int, limit: int | None) -> list[dict[str, Any]]:
@@ -145,7 +167,8 @@ class Stat:
     how = 'ratio': sum(num) / sum(den) over the rows of its one cell (an accuracy, a rate);
     'macro': the unweighted mean over `cells` of each cell's ratio (cells without rows skipped);
     'share_above': the share of `cells` (with rows) whose ratio is strictly above `alpha`.
-    fmt: 'percent' (a fraction shown x100 with %), 'x100' (shown x100, e.g. Rouge-L), 'number'.
+    fmt: 'percent' (a fraction shown x100 with %), 'percent1' (the same with one decimal, as
+    the CMMaTH authors print theirs), 'x100' (shown x100, e.g. Rouge-L), 'number'.
     counted: a ratio whose numerator counts things (right answers, problems), shown beside it.
     den_offset: added to each cell's summed denominator before dividing (e.g. 1 for the CMMaTH
     authors' right / (count + 1)); n stays the rows' count.
@@ -252,9 +275,23 @@ class Benchmark(ABC):
         """Load and validate `<data_dir>/<name>/...`; a malformed row is a DataError naming the
         file, row and field. Cached per data dir (runs call it more than once)."""
 
-    @abstractmethod
+    # The strata `--limit` samples over, coarsest first (what `strata` returns, e.g.
+    # ("steps", "category")); reports and logs name them.
+    strata_names: ClassVar[tuple[str, ...]] = ()
+
+    def strata(self, item: Item) -> tuple[str, ...]:
+        """The item's stratum labels, in the order of `strata_names` (default: none)."""
+        return ()
+
+    def sample_unit(self, item: Item) -> str:
+        """Items sampled together, never split by `--limit` (default: each item alone)."""
+        return item.item_id
+
     def select(self, items: Sequence[Item], limit: int | None) -> list[Item]:
-        """The items of a run with `--limit` (all of them with None); deterministic."""
+        """The items of a run with `--limit` (all of them with None): a seeded stratified
+        sample over `strata`, whole `sample_unit`s, a larger limit selecting a superset
+        (tasks.sampling). Deterministic."""
+        return stratified_sample(items, limit, strata=self.strata, unit=self.sample_unit)
 
     def reference_tables(self, dataset: Dataset) -> dict[str, Columns]:
         """Tables its views join against (table -> columns), replaced when the data changes."""
@@ -287,9 +324,11 @@ class Benchmark(ABC):
 
     # -- results made elsewhere, reports, probes ------------------------------------------------
     @abstractmethod
-    def read_official_results(self, path: Path, dataset: Dataset) -> list[tuple[Item, str | None]]:
+    def read_official_results(self, path: Path, dataset: Dataset
+                              ) -> Sequence[tuple[Item, str | None] | OfficialRow]:
         """A response file in the authors' result format, as (item, response) pairs (an item
-        may carry the file's own gold answer). Bad rows: DataError naming file, row and field."""
+        may carry the file's own gold answer), or `OfficialRow`s where the file also carries
+        verdicts made elsewhere. Bad rows: DataError naming file, row and field."""
 
     @property
     @abstractmethod
@@ -310,4 +349,5 @@ class Benchmark(ABC):
 
 
 __all__ = ["Benchmark", "Chat", "Columns", "Comparison", "Completion", "Dataset", "FunctionReport",
-           "Grade", "Judge", "Plot", "Probe", "Report", "Section", "Stat", "Table", "fingerprint"]
+           "Grade", "Judge", "OfficialRow", "Plot", "Probe", "Report", "Section", "Stat", "Table",
+           "fingerprint"]

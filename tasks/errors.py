@@ -1,11 +1,30 @@
-"""Errors a user can act on: each names the file, the row and the field at fault."""
+"""Errors a user can act on: each names the file, the row and the field at fault, and the exit
+status the command line ends with."""
 from __future__ import annotations
 
+from enum import IntEnum
 from pathlib import Path
+
+
+class Exit(IntEnum):
+    """The command line's exit statuses (README, `mathprobe --help`)."""
+    COMPLETED = 0        # every item answered (or the command did what it was asked)
+    INTERNAL = 1         # a bug: a traceback is printed
+    USER_ERROR = 2       # bad arguments, data, key, file: one `error:` line, nothing asked
+    INCOMPLETE = 3       # some calls failed for good (infra_failed / judge_failed): --retry-failed
+    STOPPED_BUDGET = 4   # --max-cost reached before every item was asked
+    STORE_FAILED = 5     # the store could not be written (full disk): answers spooled
+    INTERRUPTED = 130    # Ctrl-C
 
 
 class MathprobeError(Exception):
     """An error meant for the user, printed without a traceback by the command line."""
+    exit_code = Exit.USER_ERROR
+
+
+class StoreWriteError(MathprobeError):
+    """The store could not be written; the answers in flight were spooled (tasks.store.spool)."""
+    exit_code = Exit.STORE_FAILED
 
 
 class DataError(MathprobeError):

@@ -10,12 +10,72 @@ from tasks.errors import DataError
 NOT_FOUND = "file not found (is --data-dir / MATHPROBE_DATA_DIR right?)"
 
 
+def read_text(path: Path) -> str:
+    """The file as UTF-8 text; bytes that are not UTF-8 are a DataError naming the row and
+    field that hold them (the JSON record and key), as for any other malformed value."""
+    path = Path(path)
+    try:
+        data = path.read_bytes()
+    except OSError as exc:
+        raise DataError(path, f"cannot read the file: {exc.strerror or exc}") from None
+    try:
+        return data.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        raise _not_utf8(path, data, exc) from None
+
+
+def _not_utf8(path: Path, data: bytes, exc: UnicodeDecodeError) -> DataError:
+    line = data.count(b"\n", 0, exc.start) + 1
+    message = (f"not valid UTF-8: byte 0x{data[exc.start]:02x} at offset {exc.start} (line "
+               f"{line}); re-save the file as UTF-8")
+    text = data.decode("utf-8", errors="surrogateescape")       # bad bytes -> lone surrogates
+    try:
+        where = _first_bad(json.loads(text), [])
+    except json.JSONDecodeError:
+        where = None
+    if where is None:                  # JSON lines: the line is the row
+        try:
+            where = _first_bad(json.loads(text.splitlines()[line - 1]), [])
+        except (json.JSONDecodeError, IndexError):
+            where = []
+        return DataError(path, message, row=line, field=_field(where) or None)
+    rows = [i for i, p in enumerate(where) if isinstance(p, int)]
+    if not rows:
+        return DataError(path, message, field=_field(where) or None)
+    k = rows[0]
+    return DataError(path, message, row=where[k] + 1,
+                     field=_field(where[:k] + where[k + 1:]) or None)
+
+
+def _first_bad(value: Any, at: list) -> list | None:
+    """The path (keys, list indices) of the first string holding an undecodable byte."""
+    if isinstance(value, str):
+        return at if any("\udc80" <= ch <= "\udcff" for ch in value) else None
+    if isinstance(value, dict):
+        items = value.items()
+    elif isinstance(value, list):
+        items = enumerate(value)
+    else:
+        return None
+    for key, sub in items:
+        if isinstance(key, str) and _first_bad(key, []) is not None:
+            return at + [key]
+        found = _first_bad(sub, at + [key])
+        if found is not None:
+            return found
+    return None
+
+
+def _field(path: list) -> str:
+    return ".".join(f"[{p}]" if isinstance(p, int) else str(p) for p in path).replace(".[", "[")
+
+
 def read_json(path: Path) -> Any:
     path = Path(path)
     if not path.is_file():
         raise DataError(path, NOT_FOUND)
     try:
-        return json.loads(path.read_text(encoding="utf-8"))
+        return json.loads(read_text(path))
     except json.JSONDecodeError as exc:
         raise DataError(path, f"not valid JSON: {exc}") from exc
 
@@ -27,7 +87,7 @@ def read_jsonl(path: Path) -> list[tuple[int, Any]]:
     if not path.is_file():
         raise DataError(path, NOT_FOUND)
     out = []
-    for n, line in enumerate(path.read_text(encoding="utf-8").splitlines(), start=1):
+    for n, line in enumerate(read_text(path).splitlines(), start=1):
         if line.strip():
             try:
                 out.append((n, json.loads(line)))
@@ -43,7 +103,7 @@ def read_records(path: Path) -> list[tuple[int, Any]]:
     if not path.is_file():
         raise DataError(path, "file not found")
     try:
-        data = json.loads(path.read_text(encoding="utf-8"))
+        data = json.loads(read_text(path))
     except json.JSONDecodeError:
         return read_jsonl(path)
     if isinstance(data, dict):

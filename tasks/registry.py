@@ -89,5 +89,6 @@ def resolve_data_dir(data_dir: str | Path | None) -> Path:
                              f"(the folder that holds {', '.join(f'{n}/' for n in names())})")
     path = Path(chosen).expanduser().resolve()
     if not path.is_dir():
-        raise MathprobeError(f"data directory {path} does not exist")
+        source = "--data-dir" if data_dir else "MATHPROBE_DATA_DIR"
+        raise MathprobeError(f"data directory {path} (from {source}) does not exist")
     return path

@@ -1,17 +1,5 @@
--- CMMaTH's tables and views explain themselves. Applied after every definition of sql/cmmath/.
-
-COMMENT ON TABLE cmmath_items IS 'CMMaTH''s question labels the figures group by (from cmmath.json).';
-COMMENT ON COLUMN cmmath_items.item_id IS 'The question (problem_id).';
-COMMENT ON COLUMN cmmath_items.answer_type IS 'choice or free_form.';
-COMMENT ON COLUMN cmmath_items.grade_id IS 'School grade, 1 to 12.';
-COMMENT ON COLUMN cmmath_items.grade_group IS '1 elementary (grades 1-6), 2 junior (7-9), 3 senior (10-12).';
-COMMENT ON COLUMN cmmath_items.category IS 'The visual subject (metadata.multimodal-category: Bar Chart, Plane Geometry, ...).';
-
-COMMENT ON TABLE cmmath_item_points IS 'Question -> its leaf knowledge points (a question counts toward each).';
-COMMENT ON COLUMN cmmath_item_points.item_id IS 'The question.';
-COMMENT ON COLUMN cmmath_item_points.point IS 'The leaf knowledge point''s name.';
-COMMENT ON COLUMN cmmath_item_points.path IS 'Its path, root > ... > leaf.';
-COMMENT ON COLUMN cmmath_item_points.source IS 'knowledge_point, or skill when knowledge_point is empty.';
+-- CMMaTH's tables and views explain themselves (comments not already given beside the
+-- definitions). Applied after every definition of sql/cmmath/.
 
 COMMENT ON TABLE cmmath_judge_audit IS 'The authors'' GradeGPT judgment sample with GPT-4''s verdicts (gradegpt_judgments_sample.jsonl), for auditing graders.';
 COMMENT ON COLUMN cmmath_judge_audit.idx IS 'Line number in the sample.';
@@ -26,62 +14,50 @@ COMMENT ON COLUMN cmmath_audit_verdicts.grader IS 'The grader audited: rules, ju
 COMMENT ON COLUMN cmmath_audit_verdicts.idx IS 'The sample record.';
 COMMENT ON COLUMN cmmath_audit_verdicts.verdict IS 'Its verdict; NULL: undecided (rules) or judge_failed.';
 
-COMMENT ON VIEW cmmath_item_verdicts IS 'CMMaTH layer 2: every graded answer with its question''s labels.';
-COMMENT ON COLUMN cmmath_item_verdicts.run_id IS 'The run (runs.run_id).';
-COMMENT ON COLUMN cmmath_item_verdicts.grader IS 'The grader of the verdicts: a rule grader (e.g. official, strict, rules), judge:<model> or cascade:<model>.';
-COMMENT ON COLUMN cmmath_item_verdicts.item_id IS 'The question.';
-COMMENT ON COLUMN cmmath_item_verdicts.answer_type IS 'choice or free_form.';
-COMMENT ON COLUMN cmmath_item_verdicts.grade_id IS 'School grade, 1 to 12.';
-COMMENT ON COLUMN cmmath_item_verdicts.grade_group IS '1 elementary, 2 junior, 3 senior.';
-COMMENT ON COLUMN cmmath_item_verdicts.category IS 'The visual subject.';
-COMMENT ON COLUMN cmmath_item_verdicts.correct IS 'Whether the answer is right.';
-COMMENT ON COLUMN cmmath_item_verdicts.extracted IS 'The answer the grader extracted.';
+COMMENT ON COLUMN cmmath_answers.run_id IS 'The run (runs.run_id).';
+COMMENT ON COLUMN cmmath_answers.grader IS 'The grader of the verdicts: a rule grader (e.g. official, strict, rules), judge:<model> or cascade:<model>.';
+COMMENT ON COLUMN cmmath_answers.item_id IS 'The question (problem_id).';
+COMMENT ON COLUMN cmmath_answers.answer_type IS 'choice or free_form.';
+COMMENT ON COLUMN cmmath_answers.grade_id IS 'School grade, 1 to 12.';
+COMMENT ON COLUMN cmmath_answers.grade_group IS '1 elementary, 2 junior, 3 senior.';
+COMMENT ON COLUMN cmmath_answers.category IS 'The visual subject.';
+COMMENT ON COLUMN cmmath_answers.answer IS 'The reference answer as in cmmath.json.';
+COMMENT ON COLUMN cmmath_answers.official_point IS 'The one knowledge point the authors'' SSR counts the question toward (NULL: their walk skips it).';
 
-COMMENT ON VIEW cmmath_grader_coverage IS 'How many of a run''s answers each grader decided (an undecided answer is in none of its figures).';
-COMMENT ON COLUMN cmmath_grader_coverage.run_id IS 'The run (runs.run_id).';
-COMMENT ON COLUMN cmmath_grader_coverage.grader IS 'The grader of the verdicts: a rule grader (e.g. official, strict, rules), judge:<model> or cascade:<model>.';
-COMMENT ON COLUMN cmmath_grader_coverage.n_answers IS 'Answers of the run (ok, refused, missing).';
-COMMENT ON COLUMN cmmath_grader_coverage.n_decided IS 'Answers the grader decided.';
-COMMENT ON COLUMN cmmath_grader_coverage.n_undecided IS 'Answers it left undecided.';
+COMMENT ON COLUMN cmmath_coverage.run_id IS 'The run (runs.run_id).';
+COMMENT ON COLUMN cmmath_coverage.grader IS 'The grader of the verdicts: a rule grader (e.g. official, strict, rules), judge:<model> or cascade:<model>.';
 
-COMMENT ON VIEW cmmath_accuracy IS 'Paper Table 4, overall and per answer type: correct / graded answers.';
-COMMENT ON COLUMN cmmath_accuracy.run_id IS 'The run (runs.run_id).';
-COMMENT ON COLUMN cmmath_accuracy.grader IS 'The grader of the verdicts: a rule grader (e.g. official, strict, rules), judge:<model> or cascade:<model>.';
-COMMENT ON COLUMN cmmath_accuracy.answer_type IS 'all, choice or free_form.';
-COMMENT ON COLUMN cmmath_accuracy.n IS 'Graded answers.';
-COMMENT ON COLUMN cmmath_accuracy.correct IS 'Right answers.';
-COMMENT ON COLUMN cmmath_accuracy.accuracy IS 'correct / n, a fraction.';
+COMMENT ON COLUMN cmmath_paper_accuracy.run_id IS 'The run (runs.run_id).';
+COMMENT ON COLUMN cmmath_paper_accuracy.grader IS 'The grader of the verdicts: a rule grader (e.g. official, strict, rules), judge:<model> or cascade:<model>.';
 
-COMMENT ON VIEW cmmath_category_accuracy IS 'Paper Table 4, the visual-subject columns: accuracy per multimodal category.';
-COMMENT ON COLUMN cmmath_category_accuracy.run_id IS 'The run (runs.run_id).';
-COMMENT ON COLUMN cmmath_category_accuracy.grader IS 'The grader of the verdicts: a rule grader (e.g. official, strict, rules), judge:<model> or cascade:<model>.';
-COMMENT ON COLUMN cmmath_category_accuracy.category IS 'The visual subject.';
-COMMENT ON COLUMN cmmath_category_accuracy.n IS 'Graded answers.';
-COMMENT ON COLUMN cmmath_category_accuracy.correct IS 'Right answers.';
-COMMENT ON COLUMN cmmath_category_accuracy.accuracy IS 'correct / n, a fraction.';
+COMMENT ON COLUMN cmmath_paper_category_accuracy.run_id IS 'The run (runs.run_id).';
+COMMENT ON COLUMN cmmath_paper_category_accuracy.grader IS 'The grader of the verdicts: a rule grader (e.g. official, strict, rules), judge:<model> or cascade:<model>.';
+COMMENT ON COLUMN cmmath_paper_category_accuracy.n IS 'Answers of the visual subject.';
+COMMENT ON COLUMN cmmath_paper_category_accuracy.correct IS 'Answers graded right.';
 
-COMMENT ON VIEW cmmath_grade_accuracy IS 'Paper Table 4, the grade columns: accuracy per grade group.';
-COMMENT ON COLUMN cmmath_grade_accuracy.run_id IS 'The run (runs.run_id).';
-COMMENT ON COLUMN cmmath_grade_accuracy.grader IS 'The grader of the verdicts: a rule grader (e.g. official, strict, rules), judge:<model> or cascade:<model>.';
-COMMENT ON COLUMN cmmath_grade_accuracy.grade_group IS '1 elementary, 2 junior, 3 senior.';
-COMMENT ON COLUMN cmmath_grade_accuracy.n IS 'Graded answers.';
-COMMENT ON COLUMN cmmath_grade_accuracy.correct IS 'Right answers.';
-COMMENT ON COLUMN cmmath_grade_accuracy.accuracy IS 'correct / n, a fraction.';
+COMMENT ON COLUMN cmmath_paper_grade_accuracy.run_id IS 'The run (runs.run_id).';
+COMMENT ON COLUMN cmmath_paper_grade_accuracy.grader IS 'The grader of the verdicts: a rule grader (e.g. official, strict, rules), judge:<model> or cascade:<model>.';
+COMMENT ON COLUMN cmmath_paper_grade_accuracy.n IS 'Answers of the grade group.';
+COMMENT ON COLUMN cmmath_paper_grade_accuracy.correct IS 'Answers graded right.';
 
-COMMENT ON VIEW cmmath_point_accuracy IS 'Accuracy per knowledge point (a question with several leaf points counts toward each).';
-COMMENT ON COLUMN cmmath_point_accuracy.run_id IS 'The run (runs.run_id).';
-COMMENT ON COLUMN cmmath_point_accuracy.grader IS 'The grader of the verdicts: a rule grader (e.g. official, strict, rules), judge:<model> or cascade:<model>.';
-COMMENT ON COLUMN cmmath_point_accuracy.point IS 'The knowledge point.';
-COMMENT ON COLUMN cmmath_point_accuracy.n IS 'Graded questions labelled with it.';
-COMMENT ON COLUMN cmmath_point_accuracy.correct IS 'Right answers.';
-COMMENT ON COLUMN cmmath_point_accuracy.accuracy IS 'correct / n, a fraction.';
+COMMENT ON COLUMN cmmath_paper_point_accuracy.run_id IS 'The run (runs.run_id).';
+COMMENT ON COLUMN cmmath_paper_point_accuracy.grader IS 'The grader of the verdicts: a rule grader (e.g. official, strict, rules), judge:<model> or cascade:<model>.';
+COMMENT ON COLUMN cmmath_paper_point_accuracy.n IS 'Answers of questions under the point.';
+COMMENT ON COLUMN cmmath_paper_point_accuracy.correct IS 'Answers graded right.';
 
-COMMENT ON VIEW cmmath_ssr IS 'Knowledge-point mastery SSR@alpha (paper): the share of knowledge points whose accuracy is strictly above alpha.';
-COMMENT ON COLUMN cmmath_ssr.run_id IS 'The run (runs.run_id).';
-COMMENT ON COLUMN cmmath_ssr.grader IS 'The grader of the verdicts: a rule grader (e.g. official, strict, rules), judge:<model> or cascade:<model>.';
-COMMENT ON COLUMN cmmath_ssr.alpha IS 'The threshold: 0.1, 0.2, 0.3 or 0.6.';
-COMMENT ON COLUMN cmmath_ssr.n_points IS 'Knowledge points with a graded question.';
-COMMENT ON COLUMN cmmath_ssr.ssr IS 'Share of them with accuracy > alpha, a fraction.';
+COMMENT ON COLUMN cmmath_paper_ssr.run_id IS 'The run (runs.run_id).';
+COMMENT ON COLUMN cmmath_paper_ssr.grader IS 'The grader of the verdicts: a rule grader (e.g. official, strict, rules), judge:<model> or cascade:<model>.';
+
+COMMENT ON COLUMN cmmath_official_answers.run_id IS 'The run (runs.run_id).';
+COMMENT ON COLUMN cmmath_official_answers.grader IS 'The grader of the verdicts: a rule grader (e.g. official, strict, rules), judge:<model> or cascade:<model>.';
+COMMENT ON COLUMN cmmath_official_answers.item_id IS 'The question.';
+COMMENT ON COLUMN cmmath_official_answers.breakdown IS 'subject, grade_id or question_type.';
+
+COMMENT ON COLUMN cmmath_official_scores.run_id IS 'The run (runs.run_id).';
+COMMENT ON COLUMN cmmath_official_scores.grader IS 'The grader of the verdicts: a rule grader (e.g. official, strict, rules), judge:<model> or cascade:<model>.';
+
+COMMENT ON COLUMN cmmath_official_ssr.run_id IS 'The run (runs.run_id).';
+COMMENT ON COLUMN cmmath_official_ssr.grader IS 'The grader of the verdicts: a rule grader (e.g. official, strict, rules), judge:<model> or cascade:<model>.';
 
 COMMENT ON VIEW judge_agreement IS 'A grader''s verdicts on the GradeGPT sample against GPT-4''s: agreement, balanced accuracy, precision and recall of Yes, confusion counts.';
 COMMENT ON COLUMN judge_agreement.audit_id IS 'The audit.';
@@ -98,11 +74,11 @@ COMMENT ON COLUMN judge_agreement.fp IS 'It Yes, GPT-4 No.';
 COMMENT ON COLUMN judge_agreement.tn IS 'Both No.';
 COMMENT ON COLUMN judge_agreement.fn IS 'It No, GPT-4 Yes.';
 
-COMMENT ON VIEW cmmath_figure_units IS 'Layer 4 (compare, HTML report): what each question contributes to each CMMaTH figure (paper definitions), so a bootstrap resamples questions; summed over a run they give the figure views exactly.';
+COMMENT ON VIEW cmmath_figure_units IS 'Layer 4 (compare, HTML report): what each answer contributes to each CMMaTH figure, the paper''s and the authors'', so a bootstrap resamples questions; summed over a run they give the figure views exactly (the authors'' before their rounding and +1).';
 COMMENT ON COLUMN cmmath_figure_units.run_id IS 'The run (runs.run_id).';
 COMMENT ON COLUMN cmmath_figure_units.grader IS 'The grader of the verdicts: a rule grader (e.g. official, strict, rules), judge:<model> or cascade:<model>. NULL: a figure no grader decides (a probe''s score).';
 COMMENT ON COLUMN cmmath_figure_units.unit IS 'The resampled unit: the question.';
 COMMENT ON COLUMN cmmath_figure_units.item IS 'The paired unit of a McNemar test: the question.';
-COMMENT ON COLUMN cmmath_figure_units.cell IS 'The figure''s cell: all, type:<answer type>, grade:<grade group>, subject:<visual subject>, point:<knowledge point>.';
+COMMENT ON COLUMN cmmath_figure_units.cell IS 'The figure''s cell: all, type:<answer type>, grade:<grade group>, subject:<visual subject>, point:<leaf knowledge point> (the paper''s); official:<breakdown>:<group>, official_point:<point> (the authors'').';
 COMMENT ON COLUMN cmmath_figure_units.num IS 'What the unit adds to the figure''s numerator (e.g. 1 for a right answer).';
 COMMENT ON COLUMN cmmath_figure_units.den IS 'What the unit adds to the figure''s denominator (e.g. 1 per graded question); the figure is sum(num) / sum(den).';

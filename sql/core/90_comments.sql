@@ -1,6 +1,7 @@
--- The core tables and views explain themselves: what each is, the paper's name for it, the unit.
--- Applied after their definitions, at every connect (a view re-created by CREATE OR REPLACE loses
--- its comments). tests/store/test_comments.py checks that every table, view and column has one.
+-- The core tables and views explain themselves: what each is, the paper's name for it, the unit
+-- (those not already given beside their definitions). Applied after the definitions, with them
+-- (a view re-created by CREATE OR REPLACE loses its comments). tests/store/test_comments.py
+-- checks that every table, view and column of a store has one.
 
 COMMENT ON TABLE runs IS 'One row per evaluation run: what was asked of which model, and its state. Imports and probe runs are runs too.';
 COMMENT ON COLUMN runs.run_id IS 'The run''s id, chosen by the user (--run-id); reusing it resumes the run.';

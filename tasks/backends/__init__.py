@@ -21,10 +21,26 @@ class Backend(Protocol):
     async def aclose(self) -> None: ...
 
 
-def parse_spec(spec: str) -> tuple[str, str]:
+# Every backend, as --model names it (the command line's help lists these).
+BACKENDS = {"baseline": "baseline:random", "openai": "openai:MODEL",
+            "anthropic": "anthropic:MODEL", "triton": "triton:MODEL", "replay": "replay:FILE"}
+# The API key each backend needs: the environment variable, else the Prefect Secret block named
+# after it (tasks.backends.secrets).
+KEY_ENV = {"openai": "OPENAI_API_KEY", "anthropic": "ANTHROPIC_API_KEY"}
+
+
+def parse_spec(spec: str, option: str = "--model") -> tuple[str, str]:
+    """BACKEND:NAME -> (backend, name) for a backend that exists; a MathprobeError otherwise.
+    Builds no client, so it is instant (the command line checks --model before anything)."""
     kind, sep, model = spec.partition(":")
     if not sep or not kind or not model:
-        raise MathprobeError(f"--model {spec!r}: expected BACKEND:NAME, e.g. baseline:random")
+        raise MathprobeError(f"{option} {spec!r}: expected BACKEND:NAME, one of "
+                             f"{', '.join(BACKENDS.values())}")
+    if kind not in BACKENDS:
+        raise MathprobeError(f"{option} {spec!r}: unknown backend {kind!r} "
+                             f"(available: {', '.join(BACKENDS.values())})")
+    if kind == "baseline" and model != "random":
+        raise MathprobeError(f"{option} {spec!r}: the only baseline is baseline:random")
     return kind, model
 
 
@@ -51,8 +67,6 @@ def get_backend(spec: str, *, seed: int = 0, timeout_s: float | None = None,
     policy = RetryPolicy.from_env(timeout_s=timeout_s)
     if kind == "baseline":
         from tasks.backends.baseline import RandomBaseline
-        if model != "random":
-            raise MathprobeError(f"--model {spec!r}: the only baseline is baseline:random")
         return RandomBaseline(seed=seed)
     if kind == "openai":
         from tasks.backends.openai_chat import OpenAIChat
@@ -63,8 +77,5 @@ def get_backend(spec: str, *, seed: int = 0, timeout_s: float | None = None,
     if kind == "triton":
         from tasks.backends.triton_grpc import TritonGenerate
         return TritonGenerate(model, url=triton_url, policy=policy)
-    if kind == "replay":
-        from tasks.backends.replay import Replay
-        return Replay(model)
-    raise MathprobeError(f"--model {spec!r}: unknown backend {kind!r} "
-                         "(available: baseline, openai, anthropic, triton, replay)")
+    from tasks.backends.replay import Replay
+    return Replay(model)

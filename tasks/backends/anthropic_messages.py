@@ -8,7 +8,8 @@ import os
 import anthropic
 
 from tasks.backends.openai_chat import image_mime
-from tasks.backends.retry import RetryPolicy, call_with_retries, classify_sdk_error, sdk_kwargs
+from tasks.backends.retry import (RetryPolicy, call_with_retries, check_not_empty,
+                                  classify_sdk_error, sdk_kwargs)
 from tasks.items import Completion, Request
 from tasks.backends.secrets import resolve_secret
 
@@ -46,6 +47,8 @@ class AnthropicMessages:
                     model=self.model, messages=messages, **params)
                 text = "".join(b.text for b in resp.content if getattr(b, "type", None) == "text")
                 status = "refused" if resp.stop_reason == "refusal" else "ok"
+                if status == "ok":
+                    check_not_empty(text, resp.stop_reason, ("max_tokens",))
                 return Completion(text=text, status=status,
                                   input_tokens=resp.usage.input_tokens,
                                   output_tokens=resp.usage.output_tokens)

@@ -9,8 +9,8 @@ import os
 
 import openai
 
-from tasks.backends.retry import (RetryPolicy, call_with_retries, classify_sdk_error, retried,
-                                  sdk_kwargs)
+from tasks.backends.retry import (RetryPolicy, call_with_retries, check_not_empty,
+                                  classify_sdk_error, retried, sdk_kwargs)
 from tasks.items import Completion, Request
 from tasks.backends.secrets import resolve_secret
 
@@ -62,8 +62,8 @@ class OpenAIChat:
                 refusal = getattr(choice.message, "refusal", None)
                 usage = resp.usage
                 status = "refused" if refusal or choice.finish_reason == "content_filter" else "ok"
-                if status == "ok" and text is None:
-                    raise ValueError("the response has no message content")
+                if status == "ok":
+                    check_not_empty(text, choice.finish_reason, ("length",))
                 return Completion(text=text if text is not None else refusal, status=status,
                                   input_tokens=usage.prompt_tokens if usage else None,
                                   output_tokens=usage.completion_tokens if usage else None)

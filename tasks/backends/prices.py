@@ -35,3 +35,10 @@ def cost(kind: str, model: str, input_tokens: int | None, output_tokens: int | N
     if p is None or input_tokens is None or output_tokens is None:
         return None
     return (input_tokens * p["input"] + output_tokens * p["output"]) / 1_000_000
+
+
+def is_priced(spec: str) -> bool:
+    """Whether the cost of BACKEND:NAME is known: local backends (baseline, replay, triton) cost
+    nothing here; API models only with an entry in the price table."""
+    kind, _, model = spec.partition(":")
+    return kind not in ("openai", "anthropic") or price(kind, model) is not None

@@ -81,8 +81,26 @@ def retry_after_s(headers) -> float | None:
         return max(0.0, parsed.timestamp() - time.time()) if parsed else None
 
 
+class EmptyCompletion(TransientError):
+    """A 200 whose completion is empty with no refusal and no length stop: a fault of the
+    server, not the model's answer (it would be graded wrong). Retried; stored `infra_failed`
+    with this reason if it persists, so --retry-failed can re-drive it."""
+
+    def __init__(self, stop: str | None):
+        super().__init__(f"empty completion (stop reason {stop!r}, no refusal)")
+
+
+def check_not_empty(text: str | None, stop: str | None, length_stops: tuple[str, ...]) -> None:
+    """Raise EmptyCompletion for an empty answer (no text, or ""), unless the model ran out of
+    tokens (`stop` in `length_stops`): that is the model's own, truncated, answer."""
+    if not text and stop not in length_stops:
+        raise EmptyCompletion(stop)
+
+
 def classify_sdk_error(sdk: ModuleType, exc: BaseException) -> Exception:
     """Map an OpenAI / Anthropic SDK exception (same shapes in both) to Transient or Permanent."""
+    if isinstance(exc, (TransientError, PermanentError)):
+        return exc
     if isinstance(exc, sdk.APITimeoutError):
         return TransientError("timeout")
     if isinstance(exc, sdk.APIConnectionError):

@@ -14,7 +14,7 @@ from rich.text import Text
 
 from tasks.contract import Stat, Table
 from tasks.reports.compare import BenchComparison, ComparisonResult
-from tasks.reports.format import fmt_diff, fmt_interval, fmt_p, fmt_value
+from tasks.reports.format import fmt_diff, fmt_interval, fmt_p, fmt_value, is_percent
 
 
 def to_json(result: ComparisonResult) -> dict[str, Any]:
@@ -79,7 +79,7 @@ def write_csv(result: ComparisonResult, path: Path) -> int:
 def _cell(e, stat: Stat) -> Text:
     if e is None:
         return Text("-")
-    count = f" ({e.count:.0f})" if e.count is not None and stat.fmt == "percent" else ""
+    count = f" ({e.count:.0f})" if e.count is not None and is_percent(stat.fmt) else ""
     return Text.assemble((fmt_value(e.value, stat.fmt) + count, "bold"), "\n",
                          (fmt_interval(e.ci_low, e.ci_high, stat.fmt, TERMINAL_DIGITS), "dim"),
                          "\n",

@@ -28,11 +28,20 @@ def row_or_column(title: str, cells: list[tuple[str, str]], width: int, value_na
     return table
 
 
+# figures shown x100, and with how many decimals: percentages (the papers' 2), the CMMaTH
+# authors' scores (their 1), Rouge-L x100; other figures ('number') as they are, 4 decimals
+SCALED = {"percent": 2, "percent1": 1, "x100": 2}
+
+
+def is_percent(fmt: str) -> bool:
+    return fmt in ("percent", "percent1")
+
+
 def fmt_value(x: float | None, fmt: str = "percent") -> str:
-    """A figure as shown: fractions x100 with 2 decimals (percent, x100), else 4 decimals."""
+    """A figure as shown (see SCALED); '-' when there is none."""
     if x is None:
         return "-"
-    return f"{100 * x:.2f}" if fmt in ("percent", "x100") else f"{x:.4f}"
+    return f"{100 * x:.{SCALED[fmt]}f}" if fmt in SCALED else f"{x:.4f}"
 
 
 def fmt_interval(lo: float | None, hi: float | None, fmt: str = "percent",
@@ -42,7 +51,7 @@ def fmt_interval(lo: float | None, hi: float | None, fmt: str = "percent",
         return ""
     if digits is None:
         return f"[{fmt_value(lo, fmt)}, {fmt_value(hi, fmt)}]"
-    k = 100 if fmt in ("percent", "x100") else 1
+    k = 100 if fmt in SCALED else 1
     return f"[{k * lo:.{digits}f}, {k * hi:.{digits}f}]"
 
 
@@ -50,7 +59,7 @@ def fmt_diff(x: float | None, fmt: str = "percent") -> str:
     """A difference of two figures, signed (percentage points for percentages)."""
     if x is None:
         return "-"
-    return f"{100 * x:+.2f}" if fmt in ("percent", "x100") else f"{x:+.4f}"
+    return f"{100 * x:+.{SCALED[fmt]}f}" if fmt in SCALED else f"{x:+.4f}"
 
 
 def fmt_p(p: float | None) -> str:

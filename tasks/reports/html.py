@@ -24,7 +24,7 @@ from tasks.errors import MathprobeError
 from tasks.reports import compare as comparing
 from tasks.reports import glossary, plots
 from tasks.reports.compare import BenchComparison, ComparisonResult
-from tasks.reports.format import fmt_diff, fmt_interval, fmt_p, fmt_value
+from tasks.reports.format import fmt_diff, fmt_interval, fmt_p, fmt_value, is_percent
 from tasks.store import Store
 
 TEMPLATE = Path(__file__).with_name("templates") / "report.html.j2"
@@ -95,7 +95,7 @@ def _cell(b: BenchComparison, run_id: str, stat: Stat) -> dict[str, Any]:
     e = b.figures.get(run_id, {}).get(stat.key)
     if e is None:
         return {"text": "-", "ci": "", "n": "", "run": run_id, "stat": stat.key, "value": ""}
-    count = f" ({e.count:.0f})" if e.count is not None and stat.fmt == "percent" else ""
+    count = f" ({e.count:.0f})" if e.count is not None and is_percent(stat.fmt) else ""
     return {"text": fmt_value(e.value, stat.fmt) + count, "ci": fmt_interval(e.ci_low, e.ci_high,
                                                                              stat.fmt),
             "n": f"n={e.n}", "run": run_id, "stat": stat.key, "value": repr(e.value)}

@@ -10,7 +10,7 @@ from typing import Any
 
 from tasks import registry
 from tasks.reports import compare
-from tasks.reports.format import fmt_interval, fmt_value
+from tasks.reports.format import fmt_interval, fmt_value, is_percent
 from tasks.store import Store
 
 N_WEAKEST = 10
@@ -30,7 +30,7 @@ def headline(b: compare.BenchComparison, run_id: str) -> tuple[str, str] | None:
     e = b.figures.get(run_id, {}).get(key) if key else None
     if stat is None or e is None:
         return None
-    unit = "%" if stat.fmt == "percent" else ""
+    unit = "%" if is_percent(stat.fmt) else ""
     return label, (f"{fmt_value(e.value, stat.fmt)}{unit} "
                    f"{fmt_interval(e.ci_low, e.ci_high, stat.fmt)}, n={e.n}")
 
@@ -74,8 +74,8 @@ def run_markdown(store: Store, report: dict[str, Any], *, html: str | None = Non
         lines += ["", f"### {t.title}", "", "| figure | value | 95% interval | n |",
                   "|---|---:|---:|---:|"]
         for s, e in rows:
-            unit = "%" if s.fmt == "percent" else ""
-            count = f" ({e.count:.0f})" if e.count is not None and s.fmt == "percent" else ""
+            unit = "%" if is_percent(s.fmt) else ""
+            count = f" ({e.count:.0f})" if e.count is not None and is_percent(s.fmt) else ""
             lines.append(f"| {_md(s.label)} | {fmt_value(e.value, s.fmt)}{unit}{count} | "
                          f"{fmt_interval(e.ci_low, e.ci_high, s.fmt)} | {e.n} |")
         if t.note:

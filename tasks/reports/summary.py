@@ -32,28 +32,60 @@ def build(store: Store, run_id: str, grader: str | None = None) -> dict[str, Any
                                    "n_infra_failed", "n_refused", "input_tokens",
                                    "output_tokens", "cost_usd")}
     summary["cost_usd"] = float(summary["cost_usd"] or 0.0)
-    summary["priced"] = (run["backend"] not in ("openai", "anthropic")
-                         or prices.price(run["backend"], run["model"].partition(":")[2]) is not None)
+    if summary["status"] == "running" and getattr(store, "read_only", False):
+        # a read-only open succeeded, so no process holds the file for writing: the process
+        # that left this run running is gone (its next write open records 'interrupted')
+        summary["status"] = "interrupted"
+    summary["priced"] = prices.is_priced(run["model"])
     grader = grader or default_grader(store, run_id, bench.graders)
     judges = store.query_dicts(
         "SELECT run_id, model, n_items, n_ok, n_judge_failed, n_infra_failed, input_tokens, "
         "output_tokens, cost_usd FROM run_summary WHERE starts_with(run_id, ?) ORDER BY run_id",
         [f"{run_id}@judge:"])
-    return {"run": summary, "judges": judges, **bench.report.build(store, run_id, grader)}
+    for j in judges:
+        j["priced"] = prices.is_priced(j["model"])
+        j["failures"] = failure_reasons(store, j["run_id"])
+    return {"run": summary, "judges": judges, "failures": failure_reasons(store, run_id),
+            **bench.report.build(store, run_id, grader)}
+
+
+def failure_reasons(store: Store, run_id: str, limit: int = 5) -> list[dict[str, Any]]:
+    """The most frequent reasons of the run's failed calls (infra_failed, judge_failed), with
+    counts; the retry count that ends each message is left out so equal causes group."""
+    return store.query_dicts(r"""
+        SELECT status, regexp_replace(coalesce(error, '(no reason recorded)'),
+                                      ' \((gave up|not retryable) after \d+ attempt\(s\)\)$', '')
+                       AS reason,
+               count(*) AS n
+        FROM current_responses
+        WHERE run_id = ? AND status IN ('infra_failed', 'judge_failed')
+        GROUP BY ALL ORDER BY n DESC, reason LIMIT ?""", [run_id, limit])
+
+
+def failure_lines(failures: list[dict[str, Any]], total: int) -> list[str]:
+    """`failure_reasons` as lines for the terminal: '12 x HTTP 503: ... (infra_failed)'."""
+    lines = [f"{f['n']} x {f['reason']} ({f['status']})" for f in failures]
+    shown = sum(f["n"] for f in failures)
+    if total > shown:
+        lines.append(f"... and {total - shown} more failure(s) with other reasons")
+    return lines
 
 
 def default_grader(store: Store, run_id: str, graders: tuple[str, ...]) -> str:
-    """The grader a run is reported under: a judged run's cascade, otherwise its benchmark's
-    first rule grader."""
+    """The grader a run is reported under: a judged run's cascade; an imported run the verdicts
+    its file carried (e.g. the authors' judge); otherwise its benchmark's first rule grader."""
     return default_graders(store, {run_id: graders})[run_id]
 
 
 def default_graders(store: Store, runs: dict[str, tuple[str, ...]]) -> dict[str, str]:
-    """`default_grader` of many runs (run id -> its benchmark's graders) in one query."""
+    """`default_grader` of many runs (run id -> its benchmark's graders) in one query each."""
+    ids = list(runs)
     cascades = dict(store.query("SELECT run_id, min(grader) FROM verdicts WHERE "
                                 "list_contains(?, run_id) AND grader LIKE 'cascade:%' "
-                                "GROUP BY run_id", [list(runs)]))
-    return {r: cascades.get(r) or graders[0] for r, graders in runs.items()}
+                                "GROUP BY run_id", [ids]))
+    imported = dict(store.query("SELECT run_id, CAST(params->'imported_verdicts'->>0 AS VARCHAR) "
+                                "FROM runs WHERE list_contains(?, run_id)", [ids]))
+    return {r: cascades.get(r) or imported.get(r) or graders[0] for r, graders in runs.items()}
 
 
 def render(report: dict[str, Any], width: int = 120) -> Group:
@@ -71,14 +103,21 @@ def render(report: dict[str, Any], width: int = 120) -> Group:
     )
     parts: list[Any] = [head]
     for j in report.get("judges", []):
+        jcost = (f"${float(j['cost_usd'] or 0):.4f}" if j.get("priced", True)
+                 else "unknown (no price for this model in the price table)")
         parts.append(Text(f"judge {j['model']}: {j['n_items']} undecided answers, {j['n_ok']} "
                           f"judged, {j['n_judge_failed']} judge_failed (no verdict in the reply), "
                           f"{j['n_infra_failed']} failed calls; tokens {j['input_tokens']} in, "
-                          f"{j['output_tokens']} out; cost ${float(j['cost_usd'] or 0):.4f}"))
+                          f"{j['output_tokens']} out; cost {jcost}"))
+        for line in failure_lines(j.get("failures", []),
+                                  j["n_judge_failed"] + j["n_infra_failed"]):
+            parts.append(Text(f"  judge {line}", style="yellow"))
     if run["n_infra_failed"]:
         parts.append(Text(f"{run['n_infra_failed']} call(s) failed (infra_failed): not graded, "
                           "left out of the figures; re-drive them with --retry-failed",
                           style="yellow"))
+        for line in failure_lines(report.get("failures", []), run["n_infra_failed"]):
+            parts.append(Text(f"  {line}", style="yellow"))
     parts += registry.get(run["benchmark"]).report.render(report, width)
     return Group(*parts)
 

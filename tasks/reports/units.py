@@ -6,6 +6,7 @@ draws it the same way everywhere) and a pair of runs is matched item by item wit
 """
 from __future__ import annotations
 
+import uuid
 from collections.abc import Sequence
 from dataclasses import dataclass
 
@@ -33,25 +34,27 @@ def read(store: Store, view: str, selection: Sequence[tuple[str, str]]) -> Frame
         return Frame([], {})
     values = ", ".join(f"({k}, ?, ?)" for k in range(len(selection)))
     params = [x for pair in selection for x in pair]
-    with store.transaction() as con:
-        con.execute(f"""
-            CREATE OR REPLACE TEMP TABLE _figure_units AS
-            WITH sel(r, run_id, grader) AS (VALUES {values})
-            SELECT sel.r, v.unit, v.item, v.cell, v.num, v.den
-            FROM {view} v JOIN sel ON v.run_id = sel.run_id
-            WHERE coalesce(v.grader, sel.grader) = sel.grader
-              AND v.cell IS NOT NULL AND v.num IS NOT NULL AND v.den IS NOT NULL""", params)
-        cells = [c for (c,) in con.execute("SELECT DISTINCT cell FROM _figure_units ORDER BY cell")
-                 .fetchall()]
+    # a temporary table of this connection (any store, read-only ones too, a lake's included),
+    # named for this call: the view is computed once, then read twice
+    temp = f"_figure_units_{uuid.uuid4().hex[:12]}"
+    store.query(f"""
+        CREATE TEMP TABLE {temp} AS
+        WITH sel(r, run_id, grader) AS (VALUES {values})
+        SELECT sel.r, v.unit, v.item, v.cell, v.num, v.den
+        FROM {view} v JOIN sel ON v.run_id = sel.run_id
+        WHERE coalesce(v.grader, sel.grader) = sel.grader
+          AND v.cell IS NOT NULL AND v.num IS NOT NULL AND v.den IS NOT NULL""", params)
+    try:
+        cells = [c for (c,) in store.query(f"SELECT DISTINCT cell FROM {temp} ORDER BY cell")]
         # units and items by a 64-bit hash of their name (the same in every run and report:
         # the bootstrap's order of units), cells by their place in `cells`
-        cols = con.execute("""
+        cols = store.query_numpy(f"""
             WITH codes AS (SELECT unnest($cells::VARCHAR[]) AS cell,
                                   generate_subscripts($cells::VARCHAR[], 1) - 1 AS code)
             SELECT r, hash(unit) AS unit, hash(item) AS item, codes.code AS cell, num, den
-            FROM _figure_units JOIN codes USING (cell) ORDER BY r""", {"cells": cells}
-                           ).fetchnumpy()
-        con.execute("DROP TABLE _figure_units")
+            FROM {temp} JOIN codes USING (cell) ORDER BY r""", {"cells": cells})
+    finally:
+        store.query(f"DROP TABLE IF EXISTS {temp}")
     r = np.asarray(cols["r"])
     bounds = np.searchsorted(r, np.arange(len(selection) + 1))
     runs = {}

@@ -1,6 +1,8 @@
 """Asking a model: the request of an item, and sending a run's requests on the process's shared
 event loop, bounded per run and per provider, answers handed to the store's single writer in
-batches (so an interrupted run loses at most its last second of answers)."""
+batches (so an interrupted run loses at most its last second of answers). When the writer
+fails (a full disk), no new request is sent; the answers in flight are spooled by the writer
+and `check_writes` turns the failure into one line for the user."""
 from __future__ import annotations
 
 import asyncio
@@ -15,6 +17,7 @@ from typing import Any
 
 from tasks.backends import Backend, get_backend, prices
 from tasks.contract import Benchmark
+from tasks.errors import StoreWriteError
 from tasks.items import Chat, Completion, Item, Request
 from tasks.runs import runtime
 from tasks.store import Store
@@ -67,15 +70,16 @@ async def respond(backend: Backend, requests: Sequence[Request],
                   submit: Callable[[list[ResponseRow]], Future], *,
                   concurrency: int | None = None, limits: Sequence[asyncio.Semaphore] = (),
                   budget: Budget | None = None, batch_size: int = 64, flush_s: float = 1.0,
-                  on_done: Callable[[str, Completion], Any] | None = None) -> dict[str, int]:
+                  on_done: Callable[[str, Completion], Any] | None = None,
+                  halt: threading.Event | None = None) -> dict[str, int]:
     """Send requests, each holding every semaphore of `limits` (shared with other shards: the
     run's and the provider's cap) or, without them, at most `concurrency` in flight; hand
     results to the writer in batches.
 
     Batches go out every `batch_size` results or `flush_s` seconds, whichever comes first, so an
     interrupted run loses at most the answers of the last second. Returns counts by status, plus
-    `not_asked` for requests held back because the budget ran out. Returns once every batch is
-    committed.
+    `not_asked` for requests held back because the budget ran out or `halt` was set (the
+    writer failed). Returns once every batch is committed (or spooled).
     """
     sems = list(limits) or [asyncio.Semaphore(max(1, concurrency or 1))]
     counts: dict[str, int] = {}
@@ -87,7 +91,7 @@ async def respond(backend: Backend, requests: Sequence[Request],
         async with contextlib.AsyncExitStack() as held:
             for sem in sems:                     # always in the same order: no deadlock
                 await held.enter_async_context(sem)
-            if budget is not None and budget.exhausted:
+            if (budget is not None and budget.exhausted) or (halt is not None and halt.is_set()):
                 return req, None
             started = time.perf_counter()
             completion = await backend.complete(req)
@@ -132,6 +136,7 @@ def send(store: Store, run_id: str, spec: str, make_backend: Callable[[], Backen
     run's cap (`in_flight`) and the provider's, answers stored by the store's single writer.
     `make_backend` runs on that loop; `close` closes the backend afterwards."""
     from tasks.backends import parse_spec, provider_limit
+    from tasks.runs.limits import global_slot
 
     kind, _ = parse_spec(spec)
     writer = store.writer()
@@ -140,11 +145,24 @@ def send(store: Store, run_id: str, spec: str, make_backend: Callable[[], Backen
         backend = make_backend()
         limits = [runtime.semaphore("run", run_id, in_flight),
                   runtime.semaphore("provider", kind, provider_limit(spec))]
+        shared = await global_slot(kind)        # the provider's cap across all workers
+        if shared is not None:
+            limits.append(shared)
         try:
             return await respond(backend, requests, lambda rows: writer.submit(run_id, rows),
-                                 limits=limits, budget=budget, on_done=on_done)
+                                 limits=limits, budget=budget, on_done=on_done,
+                                 halt=writer.halt)
         finally:
             if close:
                 await backend.aclose()
 
     return runtime.run(go())
+
+
+def check_writes(store: Store) -> None:
+    """Raise StoreWriteError (one line: what failed, where the answers went, what to do) if the
+    store's writer failed; the store is closed, so the next open stores the spooled answers."""
+    message = store.write_failure()
+    if message:
+        store.close()
+        raise StoreWriteError(message)

@@ -6,6 +6,9 @@ any model call: cached by content hash, resumable, with tokens and cost. A reply
 readable verdict is stored as `judge_failed` (never a verdict, re-driven by --retry-failed).
 The judged run gets two graders: `judge:<judge>` (the judge's verdict on the answers the rules
 left undecided) and `cascade:<judge>` (the rules where they decided, else the judge).
+A --judge value is BACKEND:NAME, optionally followed by the judge's own options after '#'
+(`triton:gradegpt#prompt=gradegpt`): the backend gets the part before '#', the benchmark's
+`Judge.configured` the options; the whole value names the judge's run and graders.
 """
 from __future__ import annotations
 
@@ -21,11 +24,31 @@ def judge_run_id(run_id: str, judge: str) -> str:
     return f"{run_id}@judge:{judge}"
 
 
-def judge_of(bench: Benchmark) -> Judge:
-    """The benchmark's judge; a MathprobeError if it is graded by rules only."""
+def backend_spec(judge: str) -> str:
+    """The backend part of a --judge value: `triton:gradegpt` of `triton:gradegpt#prompt=...`."""
+    return judge.partition("#")[0]
+
+
+def judge_options(judge: str) -> dict[str, str]:
+    """The options after '#' in a --judge value: `#prompt=gradegpt,verdict=official` ->
+    {'prompt': 'gradegpt', 'verdict': 'official'}."""
+    _, sep, tail = judge.partition("#")
+    out: dict[str, str] = {}
+    for part in filter(None, (p.strip() for p in tail.split(","))) if sep else ():
+        key, eq, value = part.partition("=")
+        if not eq or not key.strip() or not value.strip():
+            raise MathprobeError(f"--judge {judge!r}: options go after '#' as key=value pairs "
+                                 "separated by commas, e.g. triton:gradegpt#prompt=gradegpt")
+        out[key.strip()] = value.strip()
+    return out
+
+
+def judge_of(bench: Benchmark, judge: str | None = None) -> Judge:
+    """The benchmark's judge, configured with the options of the --judge value `judge`; a
+    MathprobeError if the benchmark is graded by rules only or an option is not its."""
     if bench.judge is None:
         raise MathprobeError(f"--judge: {bench.name} is graded by rules only, it has no judge")
-    return bench.judge
+    return bench.judge if judge is None else bench.judge.configured(judge_options(judge))
 
 
 class VerdictChecked:
@@ -64,9 +87,9 @@ def prepare(store: Store, bench: Benchmark, items: dict[str, Item], run_id: str,
     `retry_failed` those whose judging failed)."""
     from tasks.backends import parse_spec
 
-    spec = judge_of(bench)
+    spec = judge_of(bench, judge)
     jrun = judge_run_id(run_id, judge)
-    kind, _ = parse_spec(judge)
+    kind, _ = parse_spec(backend_spec(judge))
     pending = undecided(store, run_id, spec.rules_grader)
     store.start_run(RunSpec(jrun, bench.name, judge, kind, "judge", dict(spec.params)),
                     n_items=len(pending))
@@ -83,7 +106,7 @@ def prepare(store: Store, bench: Benchmark, items: dict[str, Item], run_id: str,
 
 def write_verdicts(store: Store, bench: Benchmark, run_id: str, judge: str) -> dict[str, Any]:
     """Turn the judge's stored replies into `judge:` and `cascade:` verdicts of the judged run."""
-    spec = judge_of(bench)
+    spec = judge_of(bench, judge)
     jrun = judge_run_id(run_id, judge)
     answers = {iid: text for iid, text in store.query(
         "SELECT item_id, response FROM current_responses WHERE run_id = ? AND status = 'ok'", [jrun])}

@@ -9,9 +9,10 @@ from typing import Any
 
 from tasks.backends import get_backend, parse_spec
 from tasks.contract import Benchmark, Probe
-from tasks.runs import runtime
+from tasks.runs import progress, runtime
 from tasks.runs.asking import send
 from tasks.runs.loading import prepare
+from tasks.sampling import describe
 from tasks.store import RunSpec, Store
 
 
@@ -32,24 +33,37 @@ def _check_backend(probe: Probe, model: str, kind: str, triton_url: str | None,
 
 def run_probe(store: Store, bench: Benchmark, probe: Probe, *, model: str, run_id: str,
               data_dir: Path, limit: int | None, concurrency: int, retry_failed: bool,
-              triton_url: str | None = None, request_timeout: float | None = None
+              triton_url: str | None = None, request_timeout: float | None = None,
+              flow_run_id: str | None = None
               ) -> tuple[dict[str, int], list[dict[str, Any]]]:
     """Ask what the run has not answered yet (and, with `retry_failed`, what failed), score the
-    answers; returns the counts by status of this call and the rows of the probe's view."""
+    answers; returns the counts by status of this call and the rows of the probe's view.
+    Progress goes out as `tasks.runs.progress` events (the command line's bar, the Prefect
+    log). If the store cannot be written, it stops asking and returns no rows: the caller
+    reports it (`check_writes`)."""
     dataset = prepare(store, bench, data_dir)
     chosen = bench.select(dataset.items, limit)
+    if limit is not None:
+        progress.note(run_id, f"--limit {limit}: " + describe(
+            dataset.items, chosen, strata=bench.strata, names=bench.strata_names,
+            unit=bench.sample_unit))
     kind, _ = parse_spec(model)
     _check_backend(probe, model, kind, triton_url, request_timeout)
-    store.start_run(RunSpec(run_id, bench.name, model, kind, probe.setting, probe.params(kind)),
-                    n_items=len(chosen))
+    store.start_run(RunSpec(run_id, bench.name, model, kind, probe.setting, probe.params(kind),
+                            flow_run_id), n_items=len(chosen))
     statuses = store.item_statuses(run_id)
     todo = [it for it in chosen if statuses.get(it.item_id) is None
             or (retry_failed and statuses[it.item_id] == "infra_failed")]
     requests = probe.requests(todo, dataset, model, kind)
+    progress.emit("start", run_id, total=len(requests))
     counts = send(store, run_id, model,
                   lambda: probe.wrap(get_backend(model, timeout_s=request_timeout,
                                                  triton_url=triton_url), kind),
-                  requests, in_flight=concurrency)
+                  requests, in_flight=concurrency,
+                  on_done=lambda item_id, c: progress.emit("done", run_id, status=c.status,
+                                                           item_id=item_id, error=c.error))
+    if store.write_failure():
+        return counts, []
     if probe.score_name is not None:
         by_id = {it.item_id: it for it in chosen}
         answers = store.query("SELECT item_id, response FROM current_responses WHERE run_id = ? "

@@ -25,8 +25,13 @@ def unsubscribe(listener: Listener) -> None:
 
 
 def emit(event: str, run_id: str, **data: Any) -> None:
-    """event: 'start' (total=, already=), 'done' (status=), 'stopped' (reason=)."""
+    """event: 'start' (total=), 'done' (status=, item_id=, error=), 'stopped' (reason=),
+    'note' (message=: a line worth showing, e.g. what a --limit subset is)."""
     with _lock:
         listeners = list(_listeners)
     for listener in listeners:
         listener(event, run_id, **data)
+
+
+def note(run_id: str, message: str) -> None:
+    emit("note", run_id, message=message)

@@ -64,7 +64,8 @@ def test_eval_flow_through_triton_with_images_and_logprobs(server, reference, da
     report = eval_flow(benchmark="wemath", model="triton:lmm_generate", run_id="tri",
                        db=str(db), data_dir=str(data_dir), limit=6, concurrency=3, max_tokens=8,
                        triton_url=server.grpc_url)
-    assert report["run"]["n_ok"] == 6 and report["run"]["status"] == "completed"
+    n = len(wemath.select(wemath.load(data_dir).items, 6))      # whole problems: 3 questions
+    assert report["run"]["n_ok"] == n > 0 and report["run"]["status"] == "completed"
     store = open_store(db)
     rows = store.query("SELECT response_id, item_id, input_tokens, output_tokens FROM responses")
     items = wemath.load(data_dir).by_id()
@@ -168,7 +169,8 @@ def test_server_killed_mid_run_then_restarted_and_retried(model_dir, data_dir, d
     run1 = result["report"]["run"]
     assert run1["status"] == "incomplete"
     assert run1["n_ok"] >= 3 and run1["n_infra_failed"] > 0
-    assert run1["n_ok"] + run1["n_infra_failed"] == 45
+    n = len(wemath.select(wemath.load(data_dir).items, 45))     # whole problems: <= 45
+    assert run1["n_ok"] + run1["n_infra_failed"] == n
     errors = open_store(db).query("SELECT DISTINCT error FROM responses WHERE status = 'infra_failed'")
     assert all("UNAVAILABLE" in e for (e,) in errors), errors
 
@@ -176,7 +178,7 @@ def test_server_killed_mid_run_then_restarted_and_retried(model_dir, data_dir, d
         report = eval_flow(benchmark="wemath", model="triton:lmm_generate", run_id="killed",
                            db=str(db), data_dir=str(data_dir), limit=45, concurrency=4,
                            max_tokens=48, triton_url=second.grpc_url, retry_failed=True)
-    assert report["run"]["status"] == "completed" and report["run"]["n_ok"] == 45
+    assert report["run"]["status"] == "completed" and report["run"]["n_ok"] == n
     ok = open_store(db).query("SELECT count(*), count(DISTINCT item_id) FROM responses "
                               "WHERE status = 'ok'")
-    assert ok == [(45, 45)]
+    assert ok == [(n, n)]

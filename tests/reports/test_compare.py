@@ -71,18 +71,39 @@ def test_the_figures_are_the_views_numbers(results, everything):
     assert (cm["all"].n, cm["all"].value) == (acc["n"], pytest.approx(acc["accuracy"]))
 
     cmm = figures(everything, "cmm-a")
-    for row in q("SELECT answer_type, n, accuracy FROM cmmath_accuracy WHERE run_id = 'cmm-a' "
-                 "AND grader = 'rules'"):
+    paper = q("SELECT answer_type, n, correct, accuracy FROM cmmath_paper_accuracy "
+              "WHERE run_id = 'cmm-a' AND grader = 'rules'")
+    assert len(paper) == 3
+    for row in paper:
         key = "all" if row["answer_type"] == "all" else f"type:{row['answer_type']}"
-        assert (cmm[key].n, cmm[key].value) == (row["n"], pytest.approx(row["accuracy"]))
-    for row in q("SELECT grade_group, accuracy FROM cmmath_grade_accuracy WHERE run_id = 'cmm-a'"):
+        assert (cmm[key].n, cmm[key].count) == (row["n"], row["correct"])
+        assert cmm[key].value == pytest.approx(row["accuracy"])
+    for row in q("SELECT grade_group, accuracy FROM cmmath_paper_grade_accuracy "
+                 "WHERE run_id = 'cmm-a'"):
         assert cmm[f"grade:{row['grade_group']}"].value == pytest.approx(row["accuracy"])
-    for row in q("SELECT category, accuracy FROM cmmath_category_accuracy WHERE run_id = 'cmm-a'"):
+    for row in q("SELECT category, accuracy FROM cmmath_paper_category_accuracy "
+                 "WHERE run_id = 'cmm-a'"):
         assert cmm[f"subject:{row['category']}"].value == pytest.approx(row["accuracy"])
-    ssr = q("SELECT alpha, n_points, ssr FROM cmmath_ssr WHERE run_id = 'cmm-a'")
+    ssr = q("SELECT alpha, n_points, ssr FROM cmmath_paper_ssr WHERE run_id = 'cmm-a'")
     assert len(ssr) == 4
     for row in ssr:
         e = cmm[f"ssr@{row['alpha']:g}"]
+        assert (e.n, e.value) == (row["n_points"], pytest.approx(row["ssr"], abs=1e-12))
+    # the authors' figures, as their script prints them (right / (count + 1), one decimal)
+    official = q("SELECT breakdown, key, n, correct, score FROM cmmath_official_scores "
+                 "WHERE run_id = 'cmm-a' AND n > 0 AND key <> '(total)'")
+    assert {r["breakdown"] for r in official} == {"overall", "subject", "grade_id",
+                                                  "question_type"}
+    for row in official:
+        key = ("official:overall" if row["breakdown"] == "overall"
+               else f"official:{row['breakdown']}:{row['key']}")
+        e = cmm[key]
+        assert f"{100 * e.value:.1f}" == f"{row['score']:.1f}", key
+        assert e.n == row["n"]
+    their_ssr = q("SELECT alpha, n_points, ssr FROM cmmath_official_ssr WHERE run_id = 'cmm-a'")
+    assert len(their_ssr) == 9
+    for row in their_ssr:
+        e = cmm[f"official_ssr@{row['alpha']:g}"]
         assert (e.n, e.value) == (row["n_points"], pytest.approx(row["ssr"], abs=1e-12))
 
 

@@ -71,7 +71,7 @@ def test_it_is_self_contained_and_shows_its_plots(page, report):
     keys = [plots.nth(k).get_attribute("data-plot") for k in range(plots.count())]
     for key in ("wemath-4d-strict", "wemath-4d-loose", "wemath-table1", "wemath-concepts",
                 "conceptmath-systems", "conceptmath-concepts-l1", "conceptmath-concepts-l3",
-                "cmmath-subjects", "cmmath-grades", "cmmath-ssr"):
+                "cmmath-subjects", "cmmath-grades", "cmmath-ssr", "cmmath-official-ssr"):
         assert key in keys, key
         box = page.locator(f'figure[data-plot="{key}"] svg').bounding_box()
         assert box and box["width"] > 300 and box["height"] > 100, key
@@ -105,8 +105,12 @@ def test_it_shows_the_views_numbers(page, results):
               "AND grader = 'official'")
     assert text(page, cell("cm-zs", "system:element_en")) == \
         f"{100 * cm['accuracy']:.2f} ({cm['correct']})"
-    (ssr,) = q("SELECT ssr FROM cmmath_ssr WHERE run_id = 'cmm-a' AND alpha = 0.6")
+    (ssr,) = q("SELECT ssr FROM cmmath_paper_ssr WHERE run_id = 'cmm-a' AND alpha = 0.6")
     assert text(page, cell("cmm-a", "ssr@0.6")) == f"{100 * ssr['ssr']:.2f}"
+    (theirs,) = q("SELECT score, correct FROM cmmath_official_scores WHERE run_id = 'cmm-a' AND "
+                  "breakdown = 'question_type' AND key = 'single_choice'")
+    assert text(page, cell("cmm-a", "official:question_type:single_choice")) == \
+        f"{theirs['score']:.1f} ({theirs['correct']})"
     # the differences from the baseline, with the McNemar counts of the perturbation
     s1 = page.locator('table.differences td[data-run="v1-perturbed"][data-stat="s1"]').first
     assert f"McNemar {N_WRONG}/{N_RIGHT}" in s1.inner_text()

@@ -1,6 +1,9 @@
-"""kill -9 at any moment, then the same command: the run finishes with nothing lost or doubled."""
+"""kill -9 at any moment, then the same command: the run finishes with nothing lost or doubled,
+and what the dead process left `running` (the run in DuckDB, its Prefect flow run) is marked
+interrupted / Crashed."""
 from __future__ import annotations
 
+import json
 import os
 import signal
 import subprocess
@@ -11,18 +14,22 @@ import duckdb
 import pytest
 
 from tests.conftest import REPO
+from tests.support.cli import cli_env, mathprobe
 from tests.support.fake_api import FakeAPI
 
 pytestmark = pytest.mark.usefixtures("prefect_harness")
 LIMIT = 120
 
 
-def cli_env(api: FakeAPI) -> dict[str, str]:
-    from prefect.settings import PREFECT_API_URL
+def flow_run_state(flow_run_id: str) -> str:
+    import asyncio
 
-    env = dict(os.environ, OPENAI_BASE_URL=api.openai_url, OPENAI_API_KEY="sk-test-kill",
-               PREFECT_API_URL=PREFECT_API_URL.value(), PYTHONUNBUFFERED="1")
-    return env
+    from prefect.client.orchestration import get_client
+
+    async def read():
+        async with get_client() as client:
+            return (await client.read_flow_run(flow_run_id)).state.type.value
+    return asyncio.run(read())
 
 
 def counts(db) -> tuple[int, int, int]:
@@ -52,18 +59,29 @@ def test_kill_9_then_resume(kill_after, data_dir, db):
 
         stored, distinct, ok = counts(db)
         assert stored == distinct == ok                 # nothing doubled, nothing half-written
-        assert stored < LIMIT
+        con = duckdb.connect(str(db), read_only=True)
+        status, flow_run_id = con.execute("SELECT status, flow_run_id FROM runs").fetchone()
+        con.close()
+        assert status == "running" and flow_run_state(flow_run_id) == "RUNNING"
+        # no process holds the file, so a report knows the run is not running any more
+        shown = mathprobe("report", "--run-id", "k", "--db", str(db), "--json", env=cli_env(api))
+        assert json.loads(shown.stdout)["run"]["status"] == "interrupted"
+        from tasks.benchmarks import wemath
+        chosen = wemath.select(wemath.load(data_dir).items, LIMIT)   # whole problems: <= LIMIT
+        n = len(chosen)
+        assert stored < n
         served_before = api.served
 
         done = subprocess.run(cmd + ["--json"], cwd=REPO, env=cli_env(api), capture_output=True,
                               text=True, timeout=300)
         assert done.returncode == 0, done.stderr[-3000:]
-        assert counts(db) == (LIMIT, LIMIT, LIMIT)
+        assert "left running by a process that died, now interrupted: k" in done.stderr
+        assert flow_run_state(flow_run_id) == "CRASHED"
+        assert counts(db) == (n, n, n)
         # only what had not been stored was asked again
-        assert api.served - served_before == LIMIT - stored
-        import json
+        assert api.served - served_before == n - stored
         report = json.loads(done.stdout)
         assert report["run"]["status"] == "completed"
-        assert report["four_dimensional"]["strict"]["n"] == LIMIT // 3
+        assert report["four_dimensional"]["strict"]["n"] == len({it.group_id for it in chosen})
     finally:
         api.stop()

@@ -12,6 +12,9 @@ two requests whose prompt contains that text fail that way; later ones succeed. 
   slow     answers after `slow_s` seconds (past the client's timeout)
   malformed  200 with a body that is not JSON
   empty    200 with valid JSON but no choices / content
+  blank    200 with an empty completion: OpenAI `content: ""`, Anthropic `content: []`, both
+           with a normal stop (finish_reason 'stop' / stop_reason 'end_turn')
+  blank_length  the same, but stopped by the token limit ('length' / 'max_tokens')
   drop     closes the connection without answering
   refuse   a refusal (OpenAI `refusal`, Anthropic stop_reason 'refusal')
 `always={"text": "503"}` fails every request containing the text.
@@ -42,6 +45,8 @@ class FakeAPI:
     reply: Any = None             # optional reply(payload, prompt) -> text (None: the default)
     requests: list[dict[str, Any]] = field(default_factory=list)
     served: int = 0
+    in_flight: int = 0            # requests being answered now, and the most there ever were
+    peak_in_flight: int = 0
     port: int = 0
 
     def __post_init__(self):
@@ -113,6 +118,17 @@ class FakeAPI:
 
     async def _respond(self, method: str, path: str, headers: dict, body: bytes,
                        writer: asyncio.StreamWriter) -> bool:
+        with self._lock:
+            self.in_flight += 1
+            self.peak_in_flight = max(self.peak_in_flight, self.in_flight)
+        try:
+            return await self._answer(method, path, headers, body, writer)
+        finally:
+            with self._lock:
+                self.in_flight -= 1
+
+    async def _answer(self, method: str, path: str, headers: dict, body: bytes,
+                      writer: asyncio.StreamWriter) -> bool:
         payload = json.loads(body) if body else {}
         prompt = _prompt_text(payload) or payload.get("prompt", "")
         fault = self._next_fault(prompt)
@@ -150,14 +166,18 @@ class FakeAPI:
         text = f"<Thought process>: <<looked at it>> <Answer>: <<{letter}>>"
         if fault == "refuse":
             text = "I can't help with that."
+        elif fault in ("blank", "blank_length"):
+            text = ""
         elif self.reply is not None:
             text = self.reply(payload, prompt) or text
         usage_in, usage_out = max(1, len(prompt.split())), len(text.split())
         if anthropic:
             msg = {"id": "msg_fake", "type": "message", "role": "assistant",
                    "model": payload.get("model"),
-                   "content": [] if fault == "empty" else [{"type": "text", "text": text}],
-                   "stop_reason": "refusal" if fault == "refuse" else "end_turn",
+                   "content": [] if fault in ("empty", "blank", "blank_length") else [
+                       {"type": "text", "text": text}],
+                   "stop_reason": {"refuse": "refusal", "blank_length": "max_tokens"}.get(
+                       fault, "end_turn"),
                    "stop_sequence": None,
                    "usage": {"input_tokens": usage_in, "output_tokens": usage_out}}
             if fault == "empty":
@@ -169,7 +189,8 @@ class FakeAPI:
             msg = {"id": "chatcmpl-fake", "object": "chat.completion", "created": int(time.time()),
                    "model": payload.get("model"),
                    "choices": [] if fault == "empty" else [
-                       {"index": 0, "message": message, "finish_reason": "stop"}],
+                       {"index": 0, "message": message,
+                        "finish_reason": "length" if fault == "blank_length" else "stop"}],
                    "usage": {"prompt_tokens": usage_in, "completion_tokens": usage_out,
                              "total_tokens": usage_in + usage_out}}
         return await self._send(writer, 200, json.dumps(msg).encode())

@@ -1,51 +1,85 @@
-"""CMMaTH (Li et al. 2024): Chinese multimodal K12 problems (choice and free-form), graded by a
-cascade: rules first (`rules`), then a GradeGPT-style judge for what rules cannot decide, with
-accuracy by answer type, grade group and visual subject and knowledge-point mastery SSR@alpha.
+"""CMMaTH (Li et al. 2024): Chinese multimodal K12 problems (choice and free-form), asked with
+the published prompts and graded by a cascade: rules first (`rules`), then a judge for what
+rules cannot decide (the authors' GPT-4 judge prompt, or GradeGPT's chat format); figures both
+as the authors' code computes them and as the paper defines them, over all answers.
 
-Data in `_data` (knowledge points `_points`, options `_options`), prompts in `_prompts`, the rule
-grader in `_rules` over the answer extraction (`_extract`, `_text`) and value comparison
-(`_values`), the judge's prompt and verdict in `_judge`, its audit against GPT-4's verdicts in
-`_audit`, the authors' result format in `_results`, the paper's tables in `_report`, what compare
-and the HTML report show in `_compare` and `_plots`; the metrics are the SQL views of
-`sql/cmmath/`.
+Data in `_data` (knowledge points `_points`, options `_options`), prompts in `_prompts` over the
+published texts of the data directory (`_published`), the rule grader in `_rules` over the
+answer extraction (`_extract`, `_text`, `_parts`), value comparison (`_values`) and what a
+response mentions (`_mentions`), measured on the sample's worked solutions by `_measure`; the
+judge's prompts and verdict rules in `_judge` (the authors' GPT-4 prompt in `_judge_authors`),
+its audit against GPT-4's verdicts in `_audit`, the authors' result format (with their judge's
+verdicts) in `_results`, the report in `_report`, what compare and the HTML report show in
+`_compare` and `_plots`; the metrics are the SQL views of `sql/cmmath/` (cmmath_paper_*,
+cmmath_official_*).
 """
 from __future__ import annotations
 
+from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
 from tasks.benchmarks.cmmath import _audit as audit
 from tasks.benchmarks.cmmath._audit import audit_rules, run_judge_audit, sample_path
 from tasks.benchmarks.cmmath._compare import CmmathComparison
-from tasks.benchmarks.cmmath._data import (NAME, CmmathItem, Dataset, load, reference_tables,
-                                           select)
-from tasks.benchmarks.cmmath._judge import JUDGE_PARAMS, judge_prompt, parse_verdict
+from tasks.benchmarks.cmmath._data import (NAME, STRATA, CmmathItem, Dataset, load,
+                                           reference_tables, strata)
+from tasks.benchmarks.cmmath._judge import (JUDGE_PARAMS, PROMPT_FORMATS, VERDICT_PARSERS,
+                                            VERDICT_RULES, judge_prompt, parse_verdict,
+                                            parse_verdict_official)
 from tasks.benchmarks.cmmath._options import gold_letters, option_letters, option_texts
 from tasks.benchmarks.cmmath._points import PointSyntaxError, item_points, parse_points
 from tasks.benchmarks.cmmath._prompts import (DEFAULT_SETTING, SETTINGS, build_prompt,
                                               parse_setting, request_image)
+from tasks.benchmarks.cmmath._published import published
 from tasks.benchmarks.cmmath._report import build as build_report
 from tasks.benchmarks.cmmath._report import figures, render
 from tasks.benchmarks.cmmath._results import read_official_results
 from tasks.benchmarks.cmmath._rules import GRADERS, grade
 from tasks.contract import Benchmark, FunctionReport, Judge
+from tasks.errors import MathprobeError
 from tasks.items import Item
 from tasks.store import Store
 
-DEFAULT_PARAMS = {"temperature": 0.0, "max_tokens": 2048}
+# The paper's sampling (Table 13; prompts_published.json's sampling_table13, which a test checks).
+DEFAULT_PARAMS = {"temperature": 0.2, "max_tokens": 2048}
 
 
 class CmmathJudge(Judge):
-    """The GradeGPT-style judge of the answers the rule grader leaves undecided."""
+    """The judge of the answers the rule grader leaves undecided: by default the authors' GPT-4
+    judge prompt with our strict verdict rule; `--judge BACKEND:NAME#prompt=gradegpt` for a
+    served GradeGPT checkpoint (its chat format), `#verdict=official` for the authors' rule
+    ("Yes" anywhere in the reply). See `_judge`."""
     rules_grader = "rules"
     params = JUDGE_PARAMS
 
-    def prompt(self, item: Item, response: str | None) -> tuple[str, str]:
-        return judge_prompt(item.payload.get("question", item.question),
-                            str(item.payload.get("answer", item.gold)), response)
+    def __init__(self, prompt_format: str = "gpt4", verdict: str = "strict"):
+        self.prompt_format, self.verdict = prompt_format, verdict
+
+    def configured(self, options: Mapping[str, str]) -> CmmathJudge:
+        allowed = {"prompt": PROMPT_FORMATS, "verdict": VERDICT_RULES}
+        for key, value in options.items():
+            if key not in allowed:
+                raise MathprobeError(f"--judge: unknown CMMaTH judge option {key!r}; options: "
+                                     "prompt=gpt4|gradegpt, verdict=strict|official")
+            if value not in allowed[key]:
+                raise MathprobeError(f"--judge: {key}={value!r}; choose from "
+                                     f"{', '.join(allowed[key])}")
+        return CmmathJudge(options.get("prompt", self.prompt_format),
+                           options.get("verdict", self.verdict))
+
+    def messages(self, question: str, reference: str, response: str | None,
+                 data_dir: str | Path = "") -> tuple[str | None, str]:
+        texts = published(data_dir) if self.prompt_format == "gradegpt" else None
+        return judge_prompt(question, reference, response, self.prompt_format, texts)
+
+    def prompt(self, item: Item, response: str | None) -> tuple[str | None, str]:
+        return self.messages(item.payload.get("question", item.question),
+                             str(item.payload.get("answer", item.gold)), response,
+                             getattr(item, "data_dir", ""))
 
     def parse(self, text: str | None) -> bool | None:
-        return parse_verdict(text)
+        return VERDICT_PARSERS[self.verdict](text)
 
     def audit(self, store: Store, data_dir: Path, *, audit_id: str, judge: str | None,
               concurrency: int, limit: int | None) -> list[dict[str, Any]]:
@@ -53,7 +87,10 @@ class CmmathJudge(Judge):
         on the authors' GradeGPT judgment sample (`judge_agreement` rows)."""
         rows = [audit_rules(store, audit_id, sample_path(data_dir))]
         if judge:
-            rows += run_judge_audit(store, judge, audit_id, concurrency=concurrency, limit=limit)
+            from tasks.runs.judging import judge_options
+
+            rows += run_judge_audit(store, judge, audit_id, spec=self.configured(judge_options(judge)),
+                                    data_dir=data_dir, concurrency=concurrency, limit=limit)
         return rows
 
 
@@ -68,8 +105,10 @@ class Cmmath(Benchmark):
     judge = CmmathJudge()
     comparison = CmmathComparison()
 
+    strata_names = STRATA
+
     load = staticmethod(load)
-    select = staticmethod(select)
+    strata = staticmethod(strata)
     reference_tables = staticmethod(reference_tables)
     prompt = staticmethod(build_prompt)
     request_image = staticmethod(request_image)
@@ -78,9 +117,10 @@ class Cmmath(Benchmark):
 
 
 benchmark = Cmmath()
+select = benchmark.select            # the --limit subset (a seeded stratified sample)
 
 __all__ = ["DEFAULT_PARAMS", "Dataset", "DEFAULT_SETTING", "GRADERS", "JUDGE_PARAMS", "NAME", "SETTINGS",
            "Cmmath", "CmmathItem", "CmmathJudge", "PointSyntaxError", "audit", "benchmark",
            "build_prompt", "gold_letters", "grade", "item_points", "judge_prompt", "load",
            "option_letters", "option_texts", "parse_points", "parse_setting", "parse_verdict",
-           "read_official_results", "select"]
+           "parse_verdict_official", "published", "read_official_results", "select"]

@@ -11,10 +11,11 @@ from pathlib import Path
 from typing import Any
 
 from tasks.benchmarks.cmmath._data import NAME
-from tasks.benchmarks.cmmath._judge import JUDGE_PARAMS, judge_prompt, parse_verdict
+from tasks.benchmarks.cmmath._judge import JUDGE_PARAMS, parse_verdict
 from tasks.benchmarks.cmmath._options import gold_letters, option_letters
 from tasks.benchmarks.cmmath._rules import grade
 from tasks.errors import DataError, MathprobeError
+from tasks.files import read_text
 from tasks.items import Item, Request
 from tasks.store import RunSpec, Store
 
@@ -46,7 +47,7 @@ def read_judgment_sample(path: str | Path) -> list[dict[str, Any]]:
     if not path.is_file():
         raise DataError(path, "file not found (is --data-dir / MATHPROBE_DATA_DIR right?)")
     out = []
-    for n, line in enumerate(path.read_text(encoding="utf-8").splitlines(), start=1):
+    for n, line in enumerate(read_text(path).splitlines(), start=1):
         if not line.strip():
             continue
         try:
@@ -147,10 +148,11 @@ def audit_rules(store: Store, audit_id: str = "rules", sample_path: str | Path |
 
 
 def audit_judge(store: Store, audit_id: str, grader: str,
-                replies: Sequence[tuple[int, str | None]]) -> dict[str, Any]:
-    """Store a judge's raw replies on the sample ((idx, reply text) pairs; an unparseable or
-    missing reply counts as judge_failed, i.e. NULL) and return its agreement row."""
-    write_audit_verdicts(store, audit_id, grader, [(i, parse_verdict(t)) for i, t in replies])
+                replies: Sequence[tuple[int, str | None]], parse=parse_verdict) -> dict[str, Any]:
+    """Store a judge's raw replies on the sample ((idx, reply text) pairs, read by `parse`; an
+    unreadable or missing reply counts as judge_failed, i.e. NULL) and return its agreement
+    row."""
+    write_audit_verdicts(store, audit_id, grader, [(i, parse(t)) for i, t in replies])
     rows = store.query_dicts("SELECT * FROM judge_agreement WHERE audit_id = ? AND grader = ?",
                              [audit_id, grader])
     return rows[0]
@@ -161,38 +163,44 @@ def audit_judge(store: Store, audit_id: str, grader: str,
 AUDIT_RUN = "judge-audit"
 
 
-def run_judge_audit(store: Store, judge: str, audit_id: str, *, concurrency: int = 16,
-                    limit: int | None = None, timeout_s: float | None = None,
+def run_judge_audit(store: Store, judge: str, audit_id: str, *, spec: Any,
+                    data_dir: str | Path = "", concurrency: int = 16, limit: int | None = None,
+                    timeout_s: float | None = None,
                     triton_url: str | None = None) -> list[dict[str, Any]]:
-    """Ask `judge` about the sample's records (the first `limit`), through the same pipeline as
-    model calls (stored under run `judge-audit@judge:<judge>`: cached, resumable, with tokens
-    and cost), then store its verdicts and the cascade's (rules where decided, else the judge)
-    and return both `judge_agreement` rows. Needs the rule audit of `audit_id` first."""
+    """Ask `judge` (a --judge value: BACKEND:NAME, options after '#') about the sample's
+    records (the first `limit`), through the same pipeline as model calls (stored under run
+    `judge-audit@judge:<judge>`: cached, resumable, with tokens and cost), then store its
+    verdicts and the cascade's (rules where decided, else the judge) and return both
+    `judge_agreement` rows. `spec` is the CmmathJudge configured by the --judge value's options.
+    Needs the rule audit of `audit_id` first."""
     from tasks.backends import get_backend, parse_spec
     from tasks.runs import judging, send
 
+    backend = judging.backend_spec(judge)
     records = store.query("SELECT idx, question, reference, response FROM cmmath_judge_audit "
                           "ORDER BY idx" + (f" LIMIT {int(limit)}" if limit else ""))
     rules = dict(store.query("SELECT idx, verdict FROM cmmath_audit_verdicts WHERE audit_id = ? "
                              "AND grader = 'rules'", [audit_id]))
     jrun = judging.judge_run_id(AUDIT_RUN, judge)
-    kind, _ = parse_spec(judge)
+    kind, _ = parse_spec(backend)
     store.start_run(RunSpec(jrun, NAME, judge, kind, "judge-audit",
                             dict(JUDGE_PARAMS)), n_items=len(records))
     statuses = store.item_statuses(jrun)
     requests = []
     for idx, question, reference, response in records:
         if statuses.get(f"audit/{idx}") in (None, "infra_failed", "judge_failed"):
-            system, user = judge_prompt(question, reference, response)
-            requests.append(cmmath_request(f"audit/{idx}", judge, system, user))
-    send(store, jrun, judge,
-                  lambda: judging.VerdictChecked(get_backend(judge, timeout_s=timeout_s,
-                                                             triton_url=triton_url), parse_verdict),
-                  requests, in_flight=concurrency)
+            system, user = spec.messages(question, reference, response, data_dir)
+            requests.append(Request(item_id=f"audit/{idx}", model=judge, prompt=user,
+                                    system=system, params=dict(JUDGE_PARAMS)))
+    send(store, jrun, backend,
+         lambda: judging.VerdictChecked(get_backend(backend, timeout_s=timeout_s,
+                                                    triton_url=triton_url), spec.parse),
+         requests, in_flight=concurrency)
     store.finish_run(jrun, "completed")
     replies = dict(store.query("SELECT item_id, response FROM current_responses WHERE run_id = ? "
                                "AND status = 'ok'", [jrun]))
-    judged = {idx: parse_verdict(replies.get(f"audit/{idx}")) for idx, *_ in records}
+    judged = {idx: spec.parse(replies[f"audit/{idx}"]) if f"audit/{idx}" in replies else None
+              for idx, *_ in records}
     write_audit_verdicts(store, audit_id, f"judge:{judge}", judged.items())
     write_audit_verdicts(store, audit_id, f"cascade:{judge}",
                          [(idx, rules.get(idx) if rules.get(idx) is not None else v)
@@ -200,8 +208,3 @@ def run_judge_audit(store: Store, judge: str, audit_id: str, *, concurrency: int
     return store.query_dicts("SELECT * FROM judge_agreement WHERE audit_id = ? AND grader IN "
                              "(?, ?) ORDER BY grader DESC", [audit_id, f"judge:{judge}",
                                                              f"cascade:{judge}"])
-
-
-def cmmath_request(item_id: str, judge: str, system: str, user: str) -> Request:
-    return Request(item_id=item_id, model=judge, prompt=user, system=system,
-                   params=dict(JUDGE_PARAMS))

@@ -1,15 +1,16 @@
 """CMMaTH's data (Li et al. 2024): cmmath.json records, loaded and checked one by one (labels,
-grade, visual subject, knowledge points, options), and the subset a run with --limit takes."""
+grade, visual subject, knowledge points, options), and the strata a run with --limit samples
+over."""
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from functools import lru_cache
 from pathlib import Path
 from typing import Any
 
 from tasks import contract
 from tasks.benchmarks.cmmath._options import option_letters
-from tasks.benchmarks.cmmath._points import PointSyntaxError, item_points
+from tasks.benchmarks.cmmath._points import PointSyntaxError, item_points, official_point
 from tasks.errors import DataError
 from tasks.files import read_json
 from tasks.items import Item
@@ -20,7 +21,7 @@ NAME = "cmmath"
 
 # Bumped whenever parsing changes what `load` produces, so stored items and reference tables
 # are reloaded (it is part of the dataset fingerprint).
-PARSER_VERSION = "1"
+PARSER_VERSION = "2"
 
 
 ANSWER_TYPES = ("choice", "free_form")
@@ -31,12 +32,15 @@ GRADE_GROUPS = {1: "elementary", 2: "junior", 3: "senior"}
 
 @dataclass(frozen=True)
 class CmmathItem(Item):
-    """An Item plus where its image files were looked for (`<data_dir>/cmmath/images/<file>`).
+    """An Item plus where its image files were looked for (`<data_dir>/cmmath/images/<file>`)
+    and the data directory its prompts' published texts come from.
 
     `image_path` stays None: which image a request carries depends on the setting
     (`request_image`), and the text modes must never carry one.
     """
     image_files: tuple[str, ...] = ()
+    # where its prompts' published texts are read from (<data_dir>/cmmath/prompts_published.json)
+    data_dir: str = field(default="", compare=False)
 
 
 @dataclass(frozen=True)
@@ -101,7 +105,7 @@ def parse_record(row: Any, *, path: Path, n: int, data_dir: Path) -> tuple[Cmmat
         group_id=str(group), part=row["answer_type"],
         concept=row.get("knowledge_point") or row.get("skill"), choices=choices,
         image_path=None, payload=row,
-        image_files=tuple(str(image_dir / i) for i in images),
+        image_files=tuple(str(image_dir / i) for i in images), data_dir=str(data_dir),
     )
     return item, [(leaf, p, source) for leaf, p in points]
 
@@ -131,13 +135,17 @@ def load(data_dir: str | Path) -> Dataset:
                    data_dir=str(data_dir))
 
 
-def select(items: tuple[Item, ...], limit: int | None) -> list[Item]:
-    """The first `limit` questions in file order."""
-    return list(items) if limit is None else list(items)[:limit]
+STRATA = ("grade group", "visual subject")
+
+
+def strata(item: Item) -> tuple[str, ...]:
+    """A question's stratum: its grade group and its visual subject."""
+    return (item.group_id, item.payload["metadata"]["multimodal-category"])
 
 
 def reference_tables(dataset: Dataset) -> dict[str, dict[str, tuple[str, list]]]:
-    """Tables the views join against: per-question labels and the question -> leaf points map."""
+    """Tables the views join against: per-question labels (with the raw answer and the
+    authors' one SSR point, for their figures) and the question -> leaf points map."""
     its = dataset.items
     return {
         "cmmath_items": {
@@ -146,6 +154,9 @@ def reference_tables(dataset: Dataset) -> dict[str, dict[str, tuple[str, list]]]
             "grade_id": ("INTEGER", [i.payload["grade_id"] for i in its]),
             "grade_group": ("INTEGER", [i.payload["grade_group"] for i in its]),
             "category": ("VARCHAR", [i.payload["metadata"]["multimodal-category"] for i in its]),
+            "answer": ("VARCHAR", [i.payload["answer"] for i in its]),
+            "official_point": ("VARCHAR", [official_point(i.payload.get("knowledge_point"))
+                                           for i in its]),
         },
         "cmmath_item_points": {
             "item_id": ("VARCHAR", [p[0] for p in dataset.points]),

@@ -22,11 +22,16 @@ _MARKERS = [  # final-answer markers, most explicit first (the last occurrence i
 MARKER_RE = re.compile("|".join(f"(?:{m})" for m in _MARKERS), re.IGNORECASE)
 
 
-CONCLUSION_RE = re.compile(r"(?:所以|因此|综上所述|综上|故|从而|即|∴|\\therefore\b|"
+CONCLUSION_RE = re.compile(r"(?:所以|因此|综上所述|综上|故|从而|即|∴|输出|(?<!否)则|\\therefore\b|"
                            r"(?<![\\A-Za-z])(?:therefore|thus|hence|so)\b)", re.IGNORECASE)
 
 
-RELATION_RE = re.compile(r"约等于|等于|约为|应为|(?<![因作成认称以])为|(?<![于但还只总可若要凡])是(?!否)|≈|=|＝|"
+# A clause that concludes ("解得x=18", "所以AC=3√13"): its value is a result, not a step.
+CONCLUDES_RE = re.compile(r"\s*\$*\s*(?:解得|求得|可得|所以|因此|故|∴|\\therefore|即|综上|输出)")
+
+
+RELATION_RE = re.compile(r"约等于|等于|约为|应为|取得?最[大小]值|(?<![因作成认称以])为|(?<![于但还只总可若要凡])是(?!否)|≈|\\approx|=|＝|"
+                         r"∈|\\in(?![a-zA-Z])|"
                          r"\b(?:is|are|equals?(?:\s+to)?)\b")
 
 
@@ -39,9 +44,14 @@ CHOICE_MARKER_RE = re.compile(        # strong: they introduce the answer
 WEAK_CHOICE_MARKER_RE = re.compile(r"选项|options?(?:\s+(?:is|are))?", re.IGNORECASE)
 
 
-CHOICE_GROUP_RE = re.compile(
-    r"^[\s:：是为\"“「(（\[{$*]*(?:选项|选|option\s*|options\s*)?[\s$*(（]*"
+CHOICE_GROUP_RE = re.compile(       # "答案选：B": 选 may come with its own colon
+    r"^[\s:：是为\"“「(（\[{$*]*(?:选项|选|option\s*|options\s*)?[\s:：$*(（]*"
     r"((?:[A-H](?:\s*(?:[,，、/&和与及]|and)?\s*)?)+)")
+
+
+LETTER_WRAPPER_RE = re.compile(
+    r"\\(?:text|mathrm|textbf|mathbf|rm|bf)\s*(?:\{\s*\(?\s*([A-H](?:\s*[,，、]?\s*[A-H])*)\s*\)?\s*\}|"
+    r"\s([A-H])\b)")
 
 
 NUMBER_RE = re.compile(r"(?<![A-Za-z\d.^_])-?\d+(?:\.\d+)?(?![\d.]*[A-Za-z])")
@@ -119,15 +129,22 @@ def final_region(response: str) -> tuple[str | None, str]:
             while following and re.match(r"\$*\s*=", following[0]):
                 region = f"{region} {following.pop(0)}"   # "V = 1/3 × ..." + "= 4/3 cm³"
         return region, how
-    if lines and RELATION_RE.search(lines[-1][1]) and len(lines[-1][1]) <= 120:
-        return lines[-1][1].strip(), "last_line"
+    if lines and RELATION_RE.search(lines[-1][1]):
+        last = lines[-1][1].strip()
+        if len(last) <= 120:
+            return last, "last_line"
+        tail = last[last.rfind("=") + 1:]             # a long computation "... = 71.5g"
+        if "=" in last and 0 < len(strip_wrappers(tail)) <= 20:
+            return "$$=" + tail if in_math(last, last.rfind("=")) else "=" + tail, "last_line"
     return None, "none"
 
 
 def extract_choice(response: str, choices: tuple[str, ...]) -> frozenset[str] | None:
     """The option letters the response's final answer names ('故选：AC', 'Answer: A, C',
     '\\boxed{B}', '答案：B. 45.5分钟'), or None when no marked letter answer is found."""
-    text = ZERO_WIDTH_RE.sub("", response).replace("$", "").replace("*", "")
+    text = ZERO_WIDTH_RE.sub("", response).replace("$", "").replace("*", "").replace("∶", ":")
+    # "故选 \\text C", "故选：\\mathrm{AC}", "\\textbf{(B)}": the letters without their wrapper
+    text = LETTER_WRAPPER_RE.sub(lambda m: m.group(1) or m.group(2), text)
     text = re.sub(r"(?<!\\boxed)\{\s*([A-H])\s*\}", r"\1", text)      # "故选{A}、{D}"
     allowed = set(choices) or set(LETTERS[:4])
     found: frozenset[str] | None = None
@@ -156,3 +173,27 @@ def extract_choice(response: str, choices: tuple[str, ...]) -> frozenset[str] | 
             if m and set(re.findall(r"[A-H]", m.group(1))) <= allowed:
                 found = frozenset(re.findall(r"[A-H]", m.group(1)))
     return found
+
+
+POSITIVE_QUESTION_RE = re.compile(r"正确的(?:是|有|为)|说法正确|叙述正确|结论正确|成立的(?:是|有)")
+NEGATIVE_QUESTION_RE = re.compile(r"不正确|错误|不成立|不合理|个数|几个")
+OPTION_JUDGED_RE = re.compile(r"(?:选项)?([A-H])\s*(?:项|选项)?\s*(?:说法|叙述|结论)?\s*(不正确|正确|错误)")
+
+
+def judged_options(question: str, response: str, choices: tuple[str, ...]) -> frozenset[str] | None:
+    """For a question asking which statements are correct ("下列说法正确的是"), a response that
+    judges every option ("故A正确；...故B错误") without naming its choice has chosen the options
+    it calls correct. Only for questions asking for the correct ones: in "which is wrong"
+    questions "D正确" may mean "D is the right choice" as well as "statement D is true"."""
+    if not choices or not POSITIVE_QUESTION_RE.search(question) or \
+            NEGATIVE_QUESTION_RE.search(question):
+        return None
+    text = re.sub(r"[${}*]", "", ZERO_WIDTH_RE.sub("", response))
+    judged: dict[str, bool] = {}
+    for m in OPTION_JUDGED_RE.finditer(text):
+        if m.group(1) in choices:
+            judged[m.group(1)] = m.group(2) == "正确"
+    if set(judged) != set(choices):
+        return None
+    correct = frozenset(k for k, v in judged.items() if v)
+    return correct or None

@@ -1,56 +1,52 @@
-"""CMMaTH's GradeGPT-style judge: the prompt (`judge_prompt`) and the verdict parser
-(`parse_verdict`), of which the package makes the contract's `Judge` (`CmmathJudge`).
+"""CMMaTH's judge: its prompt formats and its verdict rules, of which the package makes the
+contract's `Judge` (`CmmathJudge`).
 
-The judge (paper: GradeGPT, "Cross-Lingual Judge-of-Chain") gets the question, the reference
-answer and the model's response, and ends with "The consistency of the answers is: <Yes>." or
-"<No>.". Running it (a run of its own, cached, resumable) is the core's `tasks.runs.judging`;
+Prompt formats (`--judge BACKEND:NAME#prompt=...`):
+  gpt4      (default) the authors' GPT-4 judge prompt (`_judge_authors`, from their
+            prompt/judge_prompt.py): the Cross-Lingual Judge-of-Chain instructions with three
+            worked examples, then the question, the reference answer and the model response,
+            all in one user message, as their judging scripts send it;
+  gradegpt  the chat format a served GradeGPT checkpoint was trained on (the authors' GradeGPT
+            instruction data): system "You are a helpful assistant.", user = their header
+            line, then the question, reference answer and response (texts from the data
+            directory's prompts_published.json).
+Verdict rules (`#verdict=...`):
+  strict    (default, ours) the verdict the judge ends with, "The consistency of the answers
+            is: <Yes>/<No>" (brackets optional); none readable -> judge_failed, never a verdict;
+  official  the authors' rule: right iff "Yes" occurs anywhere in the judge's text (their
+            compare_answer_gradegpt*.py), so every reply is a verdict.
+Running the judge (a run of its own, cached, resumable) is the core's `tasks.runs.judging`;
 measuring it against GPT-4's verdicts is `_audit`.
 """
 from __future__ import annotations
 
 import re
 
-SYSTEM_PROMPT = """\
-You are an answer evaluation assistant for math problems. You are given a math question \
-(usually in Chinese), its reference answer and a model's response. Decide whether the final \
-answer in the model's output is the same answer as the reference answer.
+from tasks.benchmarks.cmmath._judge_authors import JUDGE_PROMPT, JUDGE_TEMPLATE
+from tasks.benchmarks.cmmath._published import Published
 
-Rules:
-- Only the final answer matters, not the quality of the reasoning. Equivalent forms of the same \
-value count as the same answer (1/2 and 0.5; 60° and 60 degrees; a number with or without its \
-unit).
-- Multiple choice: the answer is correct only if all of the right options are given and no \
-other option is given.
-- If the question has several blanks or several solutions, all of them must be given.
-- If no definite answer can be found in the response (it stops, loops, says it cannot solve \
-the problem, or leaves the answer blank), the verdict is No.
+PROMPT_FORMATS = ("gpt4", "gradegpt")
+VERDICT_RULES = ("strict", "official")
 
-Answer in the Cross-Lingual Judge-of-Chain format, in English:
-The relevant paragraph in the Model Response that provides the answer is
-<quote the sentence of the response that gives its final answer, verbatim>
-Understand the question in Chinese. The Chinese model response means:
-<that sentence restated in English>
-Next, let's analyze whether the correct answer has been given.
-The reference answer <reference answer> is a <type of the reference answer: a numerical \
-answer, an expression, an option letter, a text answer, ...>, and the output given in the model \
-response is <the response's final answer>. The consistency of the answers is: <Yes>.
-
-End with exactly one of "The consistency of the answers is: <Yes>." or \
-"The consistency of the answers is: <No>."
-"""
-
-# The user turn of the authors' GradeGPT instructions (gradegpt_judgments_sample.jsonl).
-USER_INTRO = "以下是某道题目, 答案和一条模型响应。请确定模型响应中是否给出了正确的参考答案"
-USER_TEMPLATE = (USER_INTRO + "\nQuestion: {question}\nReference Answer: {reference}\n"
-                 "Model Response: {response}\nJudgment Result: \n")
+# GradeGPT's user turn after its header (GradeGPT/prompt/judge_prompt.py clp_templete_prompt)
+GRADEGPT_TEMPLATE = "\nQuestion: {problem}\nReference Answer: {answer}\nModel Response: {response}\nJudgment Result: \n"
 
 
-def judge_prompt(question: str, reference: str, response: str | None) -> tuple[str, str]:
-    """(system prompt, user prompt) asking the judge about one response. The user turn is the
-    authors' GradeGPT instruction format, filled in verbatim (cmmath.json's question and answer
-    keep their trailing newline there, as in the authors' instructions)."""
-    return SYSTEM_PROMPT, USER_TEMPLATE.format(question=question or "",
-                                               reference=reference or "", response=response or "")
+def judge_prompt(question: str, reference: str, response: str | None, prompt_format: str = "gpt4",
+                 texts: Published | None = None) -> tuple[str | None, str]:
+    """(system prompt or None, user prompt) asking the judge about one response, in
+    `prompt_format`. cmmath.json's question and answer go in as they are (trailing newline
+    included), as in the authors' code and instruction data. `texts` (the published prompts)
+    are needed for the gradegpt format."""
+    values = {"problem": question or "", "answer": reference or "",
+              "model_response": response or "", "response": response or ""}
+    if prompt_format == "gpt4":
+        return None, JUDGE_PROMPT + JUDGE_TEMPLATE.format_map(values)
+    if prompt_format == "gradegpt":
+        if texts is None:
+            raise ValueError("the gradegpt judge format needs the published prompts")
+        return texts.gradegpt_system, texts.gradegpt_header + GRADEGPT_TEMPLATE.format_map(values)
+    raise ValueError(f"unknown judge prompt format {prompt_format!r}; choose from {PROMPT_FORMATS}")
 
 
 _CONSISTENCY_RE = re.compile(
@@ -61,8 +57,8 @@ _BARE_RE = re.compile(r"[\s*_\"'“”`(\[]*(yes|no)[\s.!。)\]*_\"'“”`]*", 
 
 
 def parse_verdict(text: str | None) -> bool | None:
-    """The judge's final verdict: True (Yes), False (No), or None when there is none to read
-    (judge_failed). Reads "The consistency of the answers is: <Yes>." and the sample's
+    """Our strict rule: the judge's final verdict, True (Yes), False (No), or None when there
+    is none to read (judge_failed). Reads "The consistency of the answers is: <Yes>." and the
     "...is: Yes." form (the last one wins), else the last bracketed <Yes>/<No>, else a reply
     that is nothing but Yes or No."""
     if not text:
@@ -73,6 +69,15 @@ def parse_verdict(text: str | None) -> bool | None:
             return hits[-1].lower() == "yes"
     m = _BARE_RE.fullmatch(text.strip())
     return None if m is None else m.group(1).lower() == "yes"
+
+
+def parse_verdict_official(text: str | None) -> bool:
+    """The authors' rule: right iff "Yes" occurs in the judge's text (case-sensitive, anywhere:
+    a quoted "Yes" counts too, which the strict rule avoids)."""
+    return "Yes" in (text or "")
+
+
+VERDICT_PARSERS = {"strict": parse_verdict, "official": parse_verdict_official}
 
 
 JUDGE_PARAMS = {"temperature": 0.0, "max_tokens": 1024}

@@ -7,7 +7,11 @@ The structure is written with ASCII brackets and commas only: across the publish
 ， (3) and enumeration comma 、 (651) sits *inside* a point's name, as a qualifier or a list
 that names one point: 古典概型的概率计算（不涉及计数原理）, 众数、中位数、平均数,
 作三角形的高，中线和角平分线. So those are kept as part of the name (they must balance within
-it), and the leaves of the ASCII structure are the question's knowledge points.
+it), and the leaves of the ASCII structure are the question's knowledge points (the paper's
+definition: a question counts toward each of its points).
+
+The authors' code (tool/statics_acc.py, SSR) counts ONE point per question instead, found by a
+bracket walk over `knowledge_point`: `official_point`.
 """
 from __future__ import annotations
 
@@ -83,3 +87,19 @@ def item_points(record: dict[str, Any]) -> tuple[list[tuple[str, str]], str | No
         if isinstance(value, str) and value.strip():
             return parse_points(value), f
     return [], None
+
+
+def official_point(knowledge_point: str | None) -> str | None:
+    """The one knowledge point the authors' SSR counts a question toward: the text between the
+    '(' that opens the first bracket to close and the '(' before it (the parent of the
+    innermost point: 立体几何初步(基本立体图形(三视图(A,B))) -> 三视图), "" when no '(' comes
+    before it. None where their walk skips the question: no knowledge_point, no ')' at all,
+    or a ')' before any '(' (ASCII brackets only, as theirs)."""
+    if knowledge_point is None:
+        return None
+    close = knowledge_point.find(")")
+    opened = knowledge_point.rfind("(", 0, close) if close >= 0 else -1
+    if opened < 0:
+        return None
+    parent = knowledge_point.rfind("(", 0, opened)
+    return "" if parent < 0 else knowledge_point[parent + 1:opened]

@@ -1,12 +1,15 @@
 """CMMaTH's prompt settings: "<mode>" or "<mode>/<prompt>", with the input mode (`text`: the
 question only, the paper's "LLMs (Text Only)"; `text+ocr`: the question plus the record's OCR
-text, "Text + OCR Caption"; `image`: the question with its image) and the prompt (`step`:
-step-by-step with `<STEPn>` marks, the default; `en-cot`: English chain of thought; `clp`:
-Cross-Lingual Prompting)."""
+text, "Text + OCR Caption"; `image`: the question with its image) and the prompt, each the
+published text read from the data directory (_published): `step` (the default: the authors'
+step-by-step template with its worked example, `<STEPn>` marks, paper Table 6), `plain` (the
+authors' plain template, their code's default), `en-cot` (paper Table 10) and `clp`
+(Cross-Lingual Prompting with its worked example, paper Table 11)."""
 from __future__ import annotations
 
 from pathlib import Path
 
+from tasks.benchmarks.cmmath._published import Published, published
 from tasks.errors import DataError
 from tasks.items import Item
 
@@ -14,7 +17,7 @@ from tasks.items import Item
 MODES = ("text", "text+ocr", "image")
 
 
-PROMPTS = ("step", "en-cot", "clp")
+PROMPTS = ("step", "plain", "en-cot", "clp")
 
 
 DEFAULT_PROMPT = "step"
@@ -34,42 +37,33 @@ def parse_setting(setting: str) -> tuple[str, str]:
     return mode, prompt or DEFAULT_PROMPT
 
 
-# Our wording of the paper's three prompt styles (the paper gives their shape, not a fixed text).
-STEP_PROMPT = (
-    "请一步一步地解答下面的数学题。每一步都以<STEP1>、<STEP2>、<STEP3>……开头标出，"
-    "最后单独一行写出最终答案，格式为“答案：……”（选择题只写选项字母）。\n\n"
-    "题目：{question}{context}"
-)
+# How the published texts (_published) make a prompt. `plain` and `step` are the authors' code
+# templates with the question put in (they send the system text, the worked example and the
+# question as one message). The paper's Tables 10 (En-CoT) and 11 (CLP) give a system prompt
+# and one worked example each; they are assembled the same way, as one message: the system
+# text, the example, then the question in the example's own form ("Question: ... Model
+# response:", "Request: ... Reason Result:"), the model continuing from there. The question
+# goes in as cmmath.json has it (the authors' templates get it untouched, as their code does).
+def _assemble(prompt: str, texts: Published, question: str) -> str:
+    if prompt == "plain":
+        return texts.plain.replace("{question}", question)
+    if prompt == "step":
+        return texts.step.replace("{question}", question)
+    if prompt == "en-cot":
+        return (f"{texts.en_cot_system}\n\n{texts.en_cot_example}\n\n"
+                f"Question: {question.strip()}\nModel response:")
+    return (f"{texts.clp_system}\n\n{texts.clp_example}\n\n"
+            f"Request: {question.strip()}\nReason Result:")
 
 
-EN_COT_PROMPT = (
-    "Solve the following math problem (written in Chinese). Think step by step in English, "
-    "then give the final answer on the last line in the form \"Answer: ...\" (for a "
-    "multiple-choice question, give only the option letter(s)).\n\n"
-    "Question: {question}{context}"
-)
-
-
-CLP_PROMPT = (
-    "Please act as an expert in multilingual understanding in Chinese.\n"
-    "Request: {question}{context}\n\n"
-    "First, let's understand the request in English step by step: restate in English what is "
-    "given and what is asked. After understanding, act as an expert in mathematical reasoning "
-    "in English and solve the task you understood step by step. Finally, give your answer on "
-    "the last line in the form \"Answer: ...\" (for a multiple-choice question, only the "
-    "option letter(s))."
-)
-
-
-PROMPT_TEMPLATES = {"step": STEP_PROMPT, "en-cot": EN_COT_PROMPT, "clp": CLP_PROMPT}
-
-
-OCR_INTRO = {"step": "\n\n图中的文字（OCR识别结果）：{ocr}",
+# Our addition for the "Text + OCR Caption" mode: the record's OCR text after the question.
+OCR_INTRO = {"plain": "\n\n图中的文字（OCR识别结果）：{ocr}",
+             "step": "\n\n图中的文字（OCR识别结果）：{ocr}",
              "en-cot": "\n\nText found in the figure (OCR): {ocr}",
              "clp": "\nText found in the figure (OCR): {ocr}"}
 
 
-NO_OCR = {"step": "（未识别到文字）", "en-cot": "(none)", "clp": "(none)"}
+NO_OCR = {"plain": "（未识别到文字）", "step": "（未识别到文字）", "en-cot": "(none)", "clp": "(none)"}
 
 
 def image_files(item: Item) -> list[Path]:
@@ -94,7 +88,8 @@ def build_prompt(item: Item, setting: str = DEFAULT_SETTING) -> str:
                 "CMMaTH sample ships without its images: put them in <data_dir>/cmmath/images/ "
                 "(e.g. from github zzli2022/CMMaTH, images/) or use the 'text' or 'text+ocr' "
                 "modes.", item=item.item_id, field="image")
-    return PROMPT_TEMPLATES[prompt].format(question=item.question.strip(), context=context)
+    question = item.question.rstrip() + context if context else item.question
+    return _assemble(prompt, published(getattr(item, "data_dir", "")), question)
 
 
 def request_image(item: Item, setting: str) -> str | None:

@@ -2,26 +2,38 @@
 
 Decides only what rules can decide, and returns correct=None otherwise:
   choice questions: the set of option letters in the final answer must equal the reference
-    set ("A, C" against "C" is wrong);
+    set ("A, C" against "C" is wrong); without letters, the option whose value the answer
+    states, or (in "which are correct" questions) the options it calls correct one by one;
   free-form: the final answer's value(s) against the reference's value(s), by math
     equivalence (math-verify over sympy: numbers, fractions, radicals, pi, intervals, sets,
-    equations) after dropping units and degree signs.
-Undecided: no final answer found, a reference or an answer the parser cannot read (text
-answers, geometric relations it cannot compare), several candidate answers that disagree,
-a reference marked "answer not unique" that the answer does not match, no reference ("暂无").
+    equations) after dropping units and degree signs; a reference in parts ((1)...(2)...)
+    part by part (`_parts`); values given to names ("a=0.05", "中位数为55"); a statement in
+    words the response's last lines make.
+  wrong as well: an answer that never writes a reference value (or the right option's value
+    and letter) in any form (`_mentions`).
+Undecided: no final answer found and every reference value written somewhere, a reference or
+an answer the parser cannot read (text answers, geometric relations it cannot compare),
+several candidate answers that disagree, a reference marked "answer not unique" that the
+answer does not match, no reference ("暂无").
+
+How much it decides and how often rightly: benchmarks/cmmath_rules.py (`_measure`).
 """
 from __future__ import annotations
 
 import re
 
-from tasks.benchmarks.cmmath._extract import (BLANK_RE, NUMBER_RE, RELATION_RE, extract_choice,
-                                              final_region)
+from tasks.benchmarks.cmmath._extract import (BLANK_RE, CONCLUDES_RE, NUMBER_RE, RELATION_RE,
+                                              extract_choice, final_region, judged_options)
+from tasks.benchmarks.cmmath._mentions import reference_absent
 from tasks.benchmarks.cmmath._options import gold_letters, option_texts
-from tasks.benchmarks.cmmath._text import (at_depth0, split_outside, split_words_outside,
-                                           strip_wrappers)
+from tasks.benchmarks.cmmath._parts import (concluded_values, named_values, reference_parts,
+                                            response_parts, value_named)
+from tasks.benchmarks.cmmath._text import (CJK_RE, at_depth0, canonical, clean_text,
+                                           split_outside, split_words_outside, strip_wrappers)
 from tasks.benchmarks.cmmath._values import (PART_LABEL_RE, Reference, Value, make_value,
                                              parse_reference, same_value)
 from tasks.items import Item
+from tasks.options import LETTERS
 
 GRADERS = ("rules",)
 
@@ -33,6 +45,9 @@ def _is_equation_side(lhs: str) -> bool:
     return has_op and has_var
 
 
+CONDITION_RE = re.compile(r"\s*\$*\s*(?:当|若|如果|假设|设|令|由(?![^，,；;]*[得知]))|.*时\s*\$*\s*$")
+
+
 def _candidates(region: str, how: str) -> list[Value]:
     """Stated values of the final-answer region: per clause, the value after its last
     relation word ('所以EF = 6' -> 6, '面积为8平方厘米' -> 8, 'AB = AC + BC = 5' -> 5). In an
@@ -42,8 +57,16 @@ def _candidates(region: str, how: str) -> list[Value]:
         return [make_value(n) for n in NUMBER_RE.findall(strip_wrappers(region))][:1]
     stated: list[Value] = []
     bare: list[Value] = []
-    for clause in split_outside(region, "，,；;。\n"):
-        for part in split_words_outside(PART_LABEL_RE.sub("", clause), r"或|\band\b|和"):
+    clauses = split_outside(region, "，,；;。\n")
+    if how in ("conclusion", "last_line"):
+        # "设人数为x，则...=0.36/x，解得x=18": from the last clause that concludes
+        last = max((k for k, c in enumerate(clauses) if CONCLUDES_RE.match(c)), default=0)
+        clauses = clauses[last:]
+    # "当x=1/4时，S=-2": a condition states no answer
+    clauses = [c for c in clauses if not CONDITION_RE.match(c)] or clauses
+    for clause in clauses:
+        clause = PART_LABEL_RE.sub("", clause.lstrip(":： "))      # "：①9；②8"
+        for part in split_words_outside(clause, r"或|\band\b|和"):
             rels = [m for m in RELATION_RE.finditer(part) if at_depth0(part, m.start())]
             if rels:
                 lhs = part[rels[-2].end() if len(rels) > 1 else 0:rels[-1].start()]
@@ -109,6 +132,72 @@ def _any_same(c: Value, alts: tuple[Value, ...]) -> bool | None:
 
 
 def grade_free_form(reference: Reference, response: str) -> tuple[str | None, bool | None]:
+    extracted, verdict = _grade_final(reference, response)
+    if verdict is None and (_by_name(reference, response) or _by_conclusions(reference, response)
+                            or _states_text(reference, response)):
+        return extracted, True
+    return extracted, verdict
+
+
+NEGATION = "不没未非无否"
+
+
+def _states_text(reference: Reference, response: str) -> bool:
+    """A reference that is one statement in words ("模型②的拟合效果较好", at least six
+    characters) which one of the response's last three lines contains, not negated."""
+    if len(reference.blanks) != 1 or len(reference.blanks[0]) != 1 or \
+            len(reference.blanks[0][0]) != 1 or reference.blanks[0][0][0].kind != "text":
+        return False
+    want = canonical(reference.blanks[0][0][0].text.rstrip("。．. "))
+    if len(CJK_RE.findall(want)) < 6:
+        return False
+    lines = [ln for ln in clean_text(response).split("\n") if ln.strip()][-3:]
+    for line in lines:
+        said = canonical(make_value(line).text)      # normalised alike
+        at = said.rfind(want)
+        if at >= 0 and (at == 0 or said[at - 1] not in NEGATION):
+            return True
+    return False
+
+
+def _by_conclusions(reference: Reference, response: str) -> bool:
+    """A reference of several blanks whose every value the response concludes, each in a
+    statement of its own ("∴AB=2√13", "所以AC=3√13"), and whose final statement concludes
+    nothing else."""
+    blanks = reference.blanks
+    if len(blanks) < 2 or any(len(b) != 1 for b in blanks):
+        return False
+    region, how = final_region(response)
+    final = _candidates(region, how) if region is not None else []
+    if any(not any(_any_same(c, b[0]) is True for b in blanks) for c in final):
+        return False
+    concluded = [make_value(value) for value in concluded_values(response)]
+    used: set[int] = set()
+    for (alts,) in blanks:
+        hit = next((k for k, v in enumerate(concluded) if k not in used
+                    and _any_same(v, alts) is True), None)
+        if hit is None:
+            return False
+        used.add(hit)
+    return True
+
+
+def _by_name(reference: Reference, response: str) -> bool:
+    """Every blank of the reference names its value ("a=0.05，b=0.2") and the response last
+    gives each of those names that value."""
+    if not reference.names or None in reference.names:
+        return False
+    stated = named_values(response)
+    for name, solutions in zip(reference.names, reference.blanks):
+        value = value_named(stated, name)
+        if value is None or len(solutions) != 1 or \
+                _any_same(make_value(value), solutions[0]) is not True:
+            return False
+    return True
+
+
+def _grade_final(reference: Reference, response: str) -> tuple[str | None, bool | None]:
+    """The final statement of the response against the reference."""
     region, how = final_region(response)
     if how in ("blank", "no_answer"):
         return f"({how})", False            # no definite answer: the judge's rule says No
@@ -172,6 +261,44 @@ def _choice_by_value(item: Item, response: str) -> frozenset[str] | None:
     return frozenset(hits) if len(hits) == 1 else None
 
 
+def grade_in_parts(parts: list[str], response: str) -> tuple[str | None, bool | None]:
+    """A reference in parts against the response's parts: right when every part is right,
+    wrong when some part is surely wrong, else undecided."""
+    pieces = response_parts(response, len(parts))
+    if pieces is None:
+        return None, None
+    results = []
+    for part, piece in zip(parts, pieces):
+        reference = parse_reference(part)
+        if reference is None:
+            results.append((None, None))
+            continue
+        extracted, verdict = grade_free_form(reference, piece)
+        if verdict is False and not reference_absent(reference, piece):
+            verdict = None      # a part's last statement may not be its answer: wrong only
+        results.append((extracted, verdict))      # when the part never writes the value
+    extracted = " | ".join(e or "?" for e, _ in results)[:200]
+    verdicts = [v for _, v in results]
+    if all(v is True for v in verdicts):
+        return extracted, True
+    if any(v is False for v in verdicts):
+        return extracted, False
+    return extracted, None
+
+
+def _gold_option_absent(item: Item, letters: frozenset[str], response: str) -> bool:
+    """A right option whose content is a plain number the response never writes, and whose
+    letter it never writes on its own: the response cannot have chosen it."""
+    texts = option_texts(item.question, item.choices)
+    bare = re.sub(r"[${}\\]", " ", response)
+    for letter in letters:
+        if letter not in texts or re.search(rf"(?<![A-Za-z]){letter}(?![A-Za-z])", bare):
+            continue
+        if reference_absent(Reference(((( make_value(texts[letter]),),),)), response):
+            return True
+    return False
+
+
 def grade_rules(item: Item, response: str | None) -> tuple[str | None, bool | None]:
     if response is None or not response.strip():
         return None, False                      # no answer at all: wrong (the judge's "No")
@@ -179,15 +306,29 @@ def grade_rules(item: Item, response: str | None) -> tuple[str | None, bool | No
     letters = gold_letters(gold)
     if letters is not None and (item.choices or item.part == "choice"):
         chosen = extract_choice(response, item.choices)
+        if chosen is None and item.choices:
+            chosen = extract_choice(response, tuple(LETTERS))    # a letter it does not offer
         if chosen is None:
             chosen = _choice_by_value(item, response)
         if chosen is None:
+            chosen = judged_options(item.question, response, item.choices)
+        if chosen is None:
+            if _gold_option_absent(item, letters, response):
+                return None, False              # the right option never named nor its value
             return None, None
         return "".join(sorted(chosen)), chosen == letters
     reference = parse_reference(gold)
     if reference is None:
         return None, None                       # no reference answer in the record
-    return grade_free_form(reference, response)
+    extracted, verdict = None, None
+    parts = reference_parts(gold)
+    if parts is not None:
+        extracted, verdict = grade_in_parts(parts, response)
+    if verdict is None:
+        extracted, verdict = grade_free_form(reference, response)
+    if verdict is None and reference_absent(reference, response):
+        return extracted, False                 # a reference value it never writes
+    return extracted, verdict
 
 
 def grade(grader: str, item: Item, response: str | None) -> tuple[str | None, bool | None]:

@@ -79,14 +79,23 @@ def last_boxed(text: str) -> str | None:
 
 
 def sentence_after(text: str, start: int) -> str:
-    """From `start` to the end of its line."""
+    """From `start` to the end of its line, or to a full stop (。．) outside $...$ that more
+    text follows ("故答案为$$\\frac{21}{4}$$． 【点睛】本题考查...")."""
     end = text.find("\n", start)
-    return text[start:end if end >= 0 else len(text)]
+    line = text[start:end if end >= 0 else len(text)]
+    for cut in _outside(line, "。．"):
+        if line[cut + 1:].strip():
+            return line[:cut + 1]
+    return line
 
 
 def clean_text(response: str) -> str:
+    """Without zero-width characters, step marks (<STEP3>, ### Step 3:) and HTML images (a
+    figure after the answer is not where the answer ends)."""
     text = ZERO_WIDTH_RE.sub("", response).replace("\r", "")
-    return re.sub(r"<STEP\s*\d+>|###\s*Step\s*\d+\s*[:：]?", "\n", text, flags=re.IGNORECASE)
+    text = re.sub(r"<img\b[^>]*>", "", text, flags=re.IGNORECASE)
+    return re.sub(r"<STEP\s*\d+>|###\s*Step\s*\d+\s*[:：]?|<br\s*/?>", "\n", text,
+                  flags=re.IGNORECASE)
 
 
 def strip_wrappers(s: str) -> str:

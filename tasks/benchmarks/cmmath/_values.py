@@ -9,8 +9,8 @@ from dataclasses import dataclass
 from functools import lru_cache
 from typing import Any
 
-from tasks.benchmarks.cmmath._text import (CJK_RE, ZERO_WIDTH_RE, canonical, split_outside,
-                                           split_words_outside, strip_wrappers)
+from tasks.benchmarks.cmmath._text import (CJK_RE, ZERO_WIDTH_RE, at_depth0, canonical,
+                                           split_outside, split_words_outside, strip_wrappers)
 
 
 NO_ANSWER = ("暂无", "无", "略")   # "not available": the record carries no reference answer
@@ -26,6 +26,11 @@ UNITS = sorted([
 
 
 UNIT_RE = re.compile("(?:" + "|".join(UNITS) + r")$")
+
+
+# "240（平方厘米）", "31(岁)", "3 (cm)": a unit in brackets after the value
+PAREN_UNIT_RE = re.compile(r"(?<=[\d}])\s*\(\s*(?:" + "|".join(UNITS)
+                           + r"|(?:cm|mm|dm|km|m|kg|g|min|h|s)(?:\^?\{?[23]\}?|[²³])?)\s*\)$")
 
 
 LATIN_UNIT_RE = re.compile(
@@ -74,9 +79,15 @@ class Value:
     bare_number: str | None = None   # "4" of "4m": the number, if the letter is a unit
 
 
+# "300\\mathrm{m}", "5\\text{ cm}^2": a unit set in text mode is a unit, never a variable
+TEXT_UNIT_RE = re.compile(r"(?<=[\d}])\s*\\(?:mathrm|text|rm)\s*\{\s*(?:cm|mm|dm|km|m|kg|g|min|h|s)\s*\}"
+                          r"(?:\s*\^\s*\{?\s*[23]\s*\}?)?\s*$")
+
+
 def _normalise_value(raw: str) -> tuple[str, bool]:
-    s = strip_wrappers(raw)
+    s = strip_wrappers(TEXT_UNIT_RE.sub("", raw.strip().strip("$").strip()))
     s = s.replace("（", "(").replace("）", ")").replace("，", ",").replace("：", ":")
+    s = s.replace("＞", ">").replace("＜", "<")
     s = s.replace("＝", "=").replace("≤", "\\le ").replace("≥", "\\ge ").replace("≠", "\\ne ")
     s = s.replace("\\leqslant", "\\le").replace("\\geqslant", "\\ge").replace("\\colon", ":")
     s = re.sub(r"\{\s*(arc(?:sin|cos|tan))\s*\}", r"\\\1", s)
@@ -85,6 +96,7 @@ def _normalise_value(raw: str) -> tuple[str, bool]:
     s = DEGREE_RE.sub("", s).strip()
     for _ in range(3):                   # "8平方厘米", "5{cm}", "3\\mathrm{cm}^{2}", "10人"
         before = s
+        s = PAREN_UNIT_RE.sub("", s).strip()
         s = UNIT_RE.sub("", s).strip()
         s = ENGLISH_UNIT_RE.sub("", s).strip() if re.search(r"[\d}]\s*[A-Za-z ]+$", s) else s
         m = METRE_TAIL_RE.search(s)
@@ -106,7 +118,18 @@ def _normalise_value(raw: str) -> tuple[str, bool]:
     s = re.sub(r"√\s*([0-9.]+|[a-zA-Z])", r"\\sqrt{\1}", s)
     s = re.sub(r"(\d)\s*%|\\%", lambda m: (m.group(1) or "") + "/100", s)
     s = re.sub(r"\s+", " ", s).strip()
+    while s.startswith("{") and s.endswith("}") and "," not in s and _balanced(s[1:-1]):
+        s = s[1:-1].strip()           # "{{58}}": grouping braces, not a set
     return s, degrees
+
+
+def _balanced(s: str) -> bool:
+    depth = 0
+    for ch in s:
+        depth += {"{": 1, "}": -1}.get(ch, 0)
+        if depth < 0:
+            return False
+    return depth == 0
 
 
 @lru_cache(maxsize=1)
@@ -121,6 +144,13 @@ def _latex_config() -> list:
         equations=False))]
 
 
+# Parses and comparisons are cached by normalised text: the same answer or reference is parsed
+# once per process however many options, graders or re-gradings ask for it, and the same pair
+# of values is compared once (sympy / math-verify dominate the rule stage's time).
+CACHE_SIZE = 65536
+
+
+@lru_cache(maxsize=CACHE_SIZE)
 def _parse_math(s: str) -> Any:
     from math_verify import parse
 
@@ -145,11 +175,23 @@ def same_value(a: Value, b: Value) -> bool | None:
         return True if canonical(a.text) == canonical(b.text) else None
     if a.parsed is None or b.parsed is None:
         return None
-    if a.degrees != b.degrees and ("\\pi" in a.text or "\\pi" in b.text):
-        return None       # degrees against radians
+    if a.degrees != b.degrees:
+        if "\\pi" not in a.text + b.text:
+            return _verify(a.text, b.text)
+        # 30° against pi/6: the same angle, or not comparable by rules
+        deg, rad = (a, b) if a.degrees else (b, a)
+        return True if _verify(f"({deg.text})*\\pi/180", rad.text) else None
+    return _verify(a.text, b.text)
+
+
+@lru_cache(maxsize=CACHE_SIZE)
+def _verify(a_text: str, b_text: str) -> bool | None:
+    """math-verify's equivalence of two parsed values (their parses come from the cache)."""
     from math_verify import verify
+
     try:
-        return bool(verify(a.parsed, b.parsed, timeout_seconds=_math_timeout()))
+        return bool(verify(_parse_math(a_text), _parse_math(b_text),
+                           timeout_seconds=_math_timeout()))
     except Exception:   # noqa: BLE001
         return None
 
@@ -169,6 +211,7 @@ def _has_words(s: str) -> bool:
     return bool(re.search(r"[A-Za-z]{3,}", MATH_WORDS_RE.sub(" ", s)))
 
 
+@lru_cache(maxsize=CACHE_SIZE)
 def make_value(raw: str) -> Value:
     s, degrees = _normalise_value(raw)
     if not s:
@@ -189,16 +232,61 @@ def make_value(raw: str) -> Value:
 
 # "y = 8/x", "E(Y) = 80", "= -2a/3": a reference that names what it gives states its value
 # (a name: no digits, no operators; the rest holds no further "=").
-SIMPLE_LHS_RE = re.compile(r"^[^=\d+\-*/<>≤≥]*?(?<![<>!])=(?!=)\s*(?=[^=]*$)")
+SIMPLE_LHS_RE = re.compile(r"^[^=\d+\-*/<>≤≥]*?(?:(?<![<>!])=(?!=)|\\approx|≈)\s*(?=[^=]*$)")
 
 
-PART_LABEL_RE = re.compile(r"^\s*[(（]\s*\d+\s*[)）]\s*")
+PART_LABEL_RE = re.compile(r"^\s*(?:[(（]\s*\d+\s*[)）]|[①-⑩](?=\s*\$*\s*[^①-⑩\s$]))\s*")
 
 
 @dataclass(frozen=True)
 class Reference:
     blanks: tuple[tuple[tuple[Value, ...], ...], ...]   # blanks -> solutions -> alternatives
     not_unique: bool = False
+    names: tuple[str | None, ...] = ()      # per blank, what it names ("a" of "a=0.05")
+
+
+def name_key(lhs: str) -> str:
+    """The comparable form of a name a value is given to: "$$\\hat{a}$$ " -> "\\hata"; a name
+    in words is its last words, after any "的": "这100名学生的中位数" -> "中位数"."""
+    words = re.findall(r"[\u3400-\u9fff]+", re.sub(r"\$[^$]*\$", " ", lhs))
+    if words and re.search(r"[\u3400-\u9fff]\s*$", lhs.replace("$", "")):
+        return words[-1].rpartition("的")[2]
+    s = re.sub(r"\\widehat|\\hat", r"\\hat", lhs).replace("\\dfrac", "\\frac")
+    return re.sub(r"[\s{}$]", "", s)
+
+
+def word_name(name: str) -> bool:
+    return bool(CJK_RE.search(name))
+
+
+# "平均分：73", "众数为65": a name in words, then its value
+STATED_RE = re.compile(r"(?:约等于|等于|约为|应为|为|是|[:：=＝≈])")
+
+
+def _reference_value(raw: str) -> Value:
+    """A reference blank; one written as a sentence that states its value ("选中的2人都来自高二的
+    概率为0.3", "中位数：70.17") is that value (the text after its last relation word, when that
+    is a value and what comes before it is words)."""
+    value = make_value(raw)
+    if value.kind != "text":
+        return value
+    hits = [m for m in STATED_RE.finditer(raw) if at_depth0(raw, m.start())]
+    if not hits or not CJK_RE.search(raw[:hits[-1].start()]):
+        return value
+    stated = make_value(raw[hits[-1].end():])
+    return stated if stated.kind == "math" and stated.parsed else value
+
+
+def _blank_name(value: str, named: re.Match | None) -> str | None:
+    """What a reference blank names: "a" of "a=0.05", "中位数" of "中位数为$$55$$"."""
+    if named:
+        lhs = re.sub(r"(?:=|\\approx|≈)\s*$", "", named.group(0))
+        return name_key(lhs) if name_key(lhs) and not CJK_RE.search(lhs) else None
+    hits = [m for m in STATED_RE.finditer(value) if at_depth0(value, m.start())]
+    if hits and _reference_value(value).kind == "math":
+        key = name_key(value[:hits[-1].start()])
+        return key if word_name(key) and len(key) >= 2 else None
+    return None
 
 
 def parse_reference(gold: str) -> Reference | None:
@@ -210,14 +298,16 @@ def parse_reference(gold: str) -> Reference | None:
         return None
     not_unique = bool(NOT_UNIQUE_RE.search(text))
     text = NOT_UNIQUE_RE.sub("", text)
-    blanks = []
+    blanks, names = [], []
     for value in (PART_LABEL_RE.sub("", v) for line in text.split("\n")
                   for v in split_outside(line, "，,；;")):
+        named = SIMPLE_LHS_RE.match(value.strip())
         solutions = []
         for sol in split_words_outside(value, r"或"):
             alts = [SIMPLE_LHS_RE.sub("", a, count=1) for a in re.split(r"##|/\s+(?=\S)", sol)]
             alts = [a for a in alts if strip_wrappers(a)]
-            solutions.append(tuple(make_value(a) for a in alts))
+            solutions.append(tuple(_reference_value(a) for a in alts))
         if solutions:
             blanks.append(tuple(solutions))
-    return Reference(tuple(blanks), not_unique) if blanks else None
+            names.append(_blank_name(value, named))
+    return Reference(tuple(blanks), not_unique, tuple(names)) if blanks else None

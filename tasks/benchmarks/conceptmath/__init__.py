@@ -11,8 +11,8 @@ views of `sql/conceptmath/`.
 from __future__ import annotations
 
 from tasks.benchmarks.conceptmath._compare import ConceptMathComparison
-from tasks.benchmarks.conceptmath._data import (NAME, SYSTEMS, Dataset, concept_path, language,
-                                                load, select)
+from tasks.benchmarks.conceptmath._data import (NAME, STRATA, SYSTEMS, Dataset, concept_path,
+                                                language, load, strata)
 from tasks.benchmarks.conceptmath._grading import GRADERS, grade
 from tasks.benchmarks.conceptmath import _probes as probes
 from tasks.benchmarks.conceptmath._probes import PROBE_OBJECTS
@@ -36,14 +36,17 @@ class ConceptMath(Benchmark):
     probes = PROBE_OBJECTS
     comparison = ConceptMathComparison()
 
+    strata_names = STRATA
+
     load = staticmethod(load)
-    select = staticmethod(select)
+    strata = staticmethod(strata)
     prompt = staticmethod(build_prompt)
     grade = staticmethod(grade)
     read_official_results = staticmethod(read_official_results)
 
 
 benchmark = ConceptMath()
+select = benchmark.select            # the --limit subset (a seeded stratified sample)
 
 __all__ = ["DEFAULT_PARAMS", "Dataset", "DEFAULT_SETTING", "GRADERS", "NAME", "SETTINGS", "SYSTEMS",
            "ConceptMath", "benchmark", "build_prompt", "concept_path", "grade", "language",

@@ -1,6 +1,6 @@
 """ConceptMath's data (Wu et al. 2024): the four systems' JSON lines, loaded and checked row by
 row, the few-shot exemplars (the authors' chat turns, `fewshot_authors_chat.json`), and the
-subset a run with --limit takes.
+strata a run with --limit samples over.
 
 Two facts of the published data shape this module:
 
@@ -21,7 +21,7 @@ from typing import Any
 
 from tasks import contract
 from tasks.errors import DataError
-from tasks.files import read_jsonl
+from tasks.files import read_jsonl, read_text
 from tasks.items import Item
 
 NAME = "conceptmath"
@@ -123,7 +123,7 @@ def load_fewshot(data_dir: Path) -> tuple[dict[str, tuple[tuple[str, str], ...]]
     if not path.is_file():
         return {}, path
     try:
-        data = json.loads(path.read_text(encoding="utf-8"))
+        data = json.loads(read_text(path))
     except json.JSONDecodeError as exc:
         raise DataError(path, f"not valid JSON: {exc}") from exc
     if not isinstance(data, dict):
@@ -169,37 +169,9 @@ def load(data_dir: str | Path) -> Dataset:
 load.cache_clear = _load.cache_clear      # type: ignore[attr-defined]   (as for lru_cache)
 
 
-def select(items: tuple[Item, ...], limit: int | None) -> list[Item]:
-    """About `limit` items spread over the four systems and, within each, over its leaf
-    concepts: round-robin across systems, and within a system round-robin across its leaves
-    (each leaf's problems in file order). Deterministic; a larger limit selects a superset.
-    Returned in dataset order."""
-    if limit is None:
-        return list(items)
-    by_system: dict[str, dict[str, list[Item]]] = {}
-    for it in items:
-        by_system.setdefault(it.group_id, {}).setdefault(it.concept, []).append(it)
-
-    def leaf_round_robin(leaves: dict[str, list[Item]]):
-        queues = [list(v) for v in leaves.values()]
-        depth = 0
-        while any(depth < len(q) for q in queues):
-            for q in queues:
-                if depth < len(q):
-                    yield q[depth]
-            depth += 1
-
-    streams = [leaf_round_robin(by_system[s]) for s in by_system]
-    chosen: set[str] = set()
-    while len(chosen) < limit and streams:
-        for stream in list(streams):
-            if len(chosen) >= limit:
-                break
-            nxt = next(stream, None)
-            if nxt is None:
-                streams.remove(stream)
-            else:
-                chosen.add(nxt.item_id)
-    return [it for it in items if it.item_id in chosen]
+STRATA = ("system", "level-1 concept", "concept")
 
 
+def strata(item: Item) -> tuple[str, ...]:
+    """An item's stratum: its system, its level-1 concept and its leaf concept."""
+    return (item.group_id, item.concept.split("/")[0], item.concept)

@@ -10,8 +10,8 @@ from __future__ import annotations
 
 from typing import Any, ClassVar
 
-from tasks.benchmarks.wemath._data import (NAME, Dataset, item_id, load, option_letters,
-                                           reference_tables, select)
+from tasks.benchmarks.wemath._data import (NAME, STRATA, Dataset, WemathItem, item_id, load,
+                                           option_letters, reference_tables, sample_unit, strata)
 from tasks.benchmarks.wemath._grader import GRADERS, extract_official, grade
 from tasks.benchmarks.wemath._prompts import DEFAULT_SETTING, SETTINGS, build_prompt
 from tasks.benchmarks.wemath._compare import WeMathComparison
@@ -37,8 +37,11 @@ class WeMath(Benchmark):
     report = FunctionReport(build_report, render, figures)
     comparison = WeMathComparison()
 
+    strata_names = STRATA
+
     load = staticmethod(load)
-    select = staticmethod(select)
+    strata = staticmethod(strata)
+    sample_unit = staticmethod(sample_unit)
     reference_tables = staticmethod(reference_tables)
     prompt = staticmethod(build_prompt)
     grade = staticmethod(grade)
@@ -46,7 +49,8 @@ class WeMath(Benchmark):
 
 
 benchmark = WeMath()
+select = benchmark.select            # the --limit subset (a seeded stratified sample)
 
 __all__ = ["DEFAULT_PARAMS", "Dataset", "DEFAULT_SETTING", "GRADERS", "NAME", "SETTINGS", "WeMath",
            "benchmark", "build_prompt", "extract_official", "grade", "item_id", "load",
-           "option_letters", "read_official_results", "select"]
+           "option_letters", "read_official_results", "select", "WemathItem"]

@@ -1,9 +1,9 @@
 """WE-MATH's data: testmini.json and the knowledge tree, loaded and checked row by row, and the
-subset a run with --limit takes (whole problems only)."""
+strata a run with --limit samples over (whole problems, by steps and category)."""
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass
+from dataclasses import dataclass, field, replace
 from functools import lru_cache
 from pathlib import Path
 from typing import Any
@@ -19,6 +19,13 @@ NAME = "wemath"
 REQUIRED = ("ID", "key", "question", "option", "answer", "image_path", "knowledge concept")
 KEY_RE = re.compile(r"^(2steps_[12]|3steps_[123]|[23]steps_multi)$")
 OPTION_LETTER_RE = re.compile(r"(?:^|[;\s])([A-H])[.．]")
+
+
+@dataclass(frozen=True)
+class WemathItem(Item):
+    """An Item plus its problem's knowledge category (the `root2` of the problem's first
+    concept), the stratum --limit samples over besides the steps; not stored."""
+    category: str | None = field(default=None, compare=False)
 
 
 @dataclass(frozen=True)
@@ -78,7 +85,7 @@ def parse_row(row: Any, *, path: Path, n: int, data_dir: Path, leaves: set[str],
     image = Path(data_dir) / NAME / row["image_path"]
     if check_image and not image.is_file():
         raise DataError(path, f"image not found: {image}", row=n, field="image_path", item=ident)
-    return Item(
+    return WemathItem(
         benchmark=NAME, item_id=ident, question=row["question"], gold=row["answer"],
         group_id=row["ID"], part=row["key"], concept=row["knowledge concept"], choices=choices,
         image_path=str(image), payload=row,
@@ -114,22 +121,23 @@ def load(data_dir: str | Path) -> Dataset:
     items = [parse_row(r, path=path, n=n, data_dir=data_dir, leaves=leaves)
              for n, r in enumerate(rows, start=1)]
     _check_structure(items, path)
+    root2 = {k["leaf"]: k["root2"] for k in knowledge}
+    first = {it.group_id: it.concept.split(";")[0] for it in items if it.part.endswith("multi")}
+    items = [replace(it, category=root2[first[it.group_id]]) for it in items]
     return Dataset(items=tuple(items), knowledge=knowledge, fingerprint=fingerprint)
 
 
-def select(items: tuple[Item, ...], limit: int | None) -> list[Item]:
-    """The first problems whose questions fit in `limit` (whole problems only, never split)."""
-    if limit is None:
-        return list(items)
-    by_problem: dict[str, list[Item]] = {}
-    for it in items:
-        by_problem.setdefault(it.group_id, []).append(it)
-    chosen: list[Item] = []
-    for group in by_problem.values():
-        if chosen and len(chosen) + len(group) > limit:
-            break
-        chosen.extend(group)
-    return chosen
+STRATA = ("steps", "category")
+
+
+def strata(item: Item) -> tuple[str, ...]:
+    """A problem's stratum: its steps (2 or 3) and its knowledge category."""
+    return (item.part.split("_")[0], getattr(item, "category", None) or "")
+
+
+def sample_unit(item: Item) -> str:
+    """A problem is never split, so the four-dimensional metric stays defined."""
+    return item.group_id
 
 
 def reference_tables(dataset: Dataset) -> dict[str, dict[str, tuple[str, list]]]:

@@ -4,6 +4,7 @@ test_cmmath_* files use (record, make_cmmath_dir, results_file)."""
 from __future__ import annotations
 
 import json
+import shutil
 from pathlib import Path
 from typing import Any
 
@@ -12,6 +13,7 @@ import pytest
 from tasks import runs
 from tasks.benchmarks import cmmath
 from tasks.errors import DataError, MathprobeError
+from tests.conftest import shared_data_dir
 
 
 def record(pid: str, *, answer: str = "$$1$$", answer_type: str = "free_form",
@@ -38,10 +40,13 @@ def record(pid: str, *, answer: str = "$$1$$", answer_type: str = "free_form",
 
 
 def make_cmmath_dir(root: Path, records: list[Any]) -> Path:
-    """Write `<root>/cmmath/cmmath.json` and return the data directory `root`."""
+    """Write `<root>/cmmath/cmmath.json` beside the published prompts (read from the shared
+    data directory) and return the data directory `root`."""
     (root / "cmmath").mkdir(parents=True, exist_ok=True)
     (root / "cmmath" / "cmmath.json").write_text(json.dumps(records, ensure_ascii=False, indent=1),
                                                  encoding="utf-8")
+    shutil.copyfile(shared_data_dir() / "cmmath" / "prompts_published.json",
+                    root / "cmmath" / "prompts_published.json")
     return root
 
 
@@ -211,32 +216,68 @@ def test_not_a_list_not_json_not_there(tmp_path):
 
 # -- settings, prompts, the image mode -------------------------------------------------------------
 
-def test_settings():
+def test_settings(data_dir):
     assert cmmath.DEFAULT_SETTING == "text" and cmmath.DEFAULT_SETTING in cmmath.SETTINGS
-    assert {"text", "text+ocr", "image", "text/clp", "image/en-cot", "text+ocr/step"} <= set(
-        cmmath.SETTINGS)
-    assert len(cmmath.SETTINGS) == 3 + 3 * 3
+    assert {"text", "text+ocr", "image", "text/clp", "image/en-cot", "text+ocr/step",
+            "text/plain"} <= set(cmmath.SETTINGS)
+    assert len(cmmath.SETTINGS) == 3 + 3 * 4
     assert cmmath.parse_setting("text") == ("text", "step")
     assert cmmath.parse_setting("text+ocr/clp") == ("text+ocr", "clp")
     with pytest.raises(ValueError, match="unknown CMMaTH setting"):
-        cmmath.parse_setting("text/plain")
-    assert cmmath.DEFAULT_PARAMS == {"temperature": 0.0, "max_tokens": 2048}
+        cmmath.parse_setting("text/zero-shot")
+    # the paper's sampling, Table 13
+    texts = cmmath.published(data_dir)
+    assert cmmath.DEFAULT_PARAMS == {"temperature": texts.temperature,
+                                     "max_tokens": texts.max_tokens} == {"temperature": 0.2,
+                                                                         "max_tokens": 2048}
     assert cmmath.GRADERS == ("rules",)
 
 
-def test_prompts(data_dir):
+def test_prompts_are_the_published_texts(data_dir):
+    """Each prompt is the published text, read from the data directory, with the question put
+    in: the authors' code templates as their dataloader fills them, the paper's Tables 10 and
+    11 (system text and worked example) before the question in the example's form."""
     item = cmmath.load(data_dir).by_id()["17886"]
+    raw = json.loads((data_dir / "cmmath" / "prompts_published.json").read_text(encoding="utf-8"))
+    q = item.question
+    assert q == item.payload["question"] and q.endswith("\n")
     step = cmmath.build_prompt(item, "text")
-    assert item.question.strip() in step and "<STEP1>" in step and "答案：" in step
-    assert "OCR" not in step
+    assert step == raw["authors_code_templates"]["fewshot"].format_map({"question": q})
+    assert step.startswith("你是一个数学题解题助手") and "<STEP1>" in step
     assert cmmath.build_prompt(item, "text/step") == step
-    ocr = cmmath.build_prompt(item, "text+ocr")
-    assert "存在文字:距" in ocr and item.question.strip() in ocr
+    assert cmmath.build_prompt(item, "text/plain") == \
+        raw["authors_code_templates"]["general"].format_map({"question": q})
+    assert cmmath.build_prompt(item, "text/en-cot") == (
+        raw["en_cot_table10"]["system"] + "\n\n" + raw["en_cot_table10"]["example"]
+        + "\n\nQuestion: " + q.strip() + "\nModel response:")
     clp = cmmath.build_prompt(item, "text/clp")
-    assert "English" in clp and "Answer:" in clp and item.question.strip() in clp
+    assert clp == (raw["clp_table11"]["system"] + "\n\n" + raw["clp_table11"]["example"]
+                   + "\n\nRequest: " + q.strip() + "\nReason Result:")
+    assert "Let's understand the task in English step-by-step!" in clp     # the worked example
+    ocr = cmmath.build_prompt(item, "text+ocr")
+    assert "存在文字:距" in ocr and q.strip() in ocr and ocr != step
     cot = cmmath.build_prompt(item, "text+ocr/en-cot")
-    assert "step by step" in cot and "Answer:" in cot and "OCR" in cot
-    assert len({step, ocr, clp, cot}) == 4
+    assert "OCR" in cot and q.strip() in cot
+    assert len({step, ocr, clp, cot, cmmath.build_prompt(item, "text/plain")}) == 5
+
+
+def test_published_prompts_file_errors(tmp_path):
+    root = make_cmmath_dir(tmp_path / "d", [record("001")])
+    item = cmmath.load(root).by_id()["001"]
+    prompts = root / "cmmath" / "prompts_published.json"
+    cmmath.published.cache_clear()
+    bad = json.loads(prompts.read_text(encoding="utf-8"))
+    del bad["clp_table11"]["example"]
+    prompts.write_text(json.dumps(bad), encoding="utf-8")
+    with pytest.raises(DataError, match="missing") as exc:
+        cmmath.build_prompt(item, "text/clp")
+    assert exc.value.field == "clp_table11.example" and str(prompts) in str(exc.value)
+    cmmath.published.cache_clear()
+    prompts.unlink()
+    with pytest.raises(DataError, match="not found") as exc:
+        cmmath.build_prompt(item, "text")
+    assert str(prompts) in str(exc.value)
+    cmmath.published.cache_clear()
 
 
 @pytest.mark.parametrize("setting", ["image", "image/clp", "image/en-cot"])
@@ -270,9 +311,16 @@ def test_image_mode_sends_the_image_when_it_is_there(tmp_path):
     assert with_image.request_hash != without.request_hash
 
 
-def test_select():
-    items = tuple(range(10))
-    assert cmmath.select(items, None) == list(items) and cmmath.select(items, 3) == [0, 1, 2]
+def test_select_is_a_stratified_sample_over_grade_groups_and_subjects(data_dir):
+    items = cmmath.load(data_dir).items
+    assert cmmath.select(items, None) == list(items)
+    chosen = cmmath.select(items, 60)
+    assert len(chosen) == 60
+    for group in ("1", "2", "3"):               # proportional to the grade group's size, +-1
+        share = 60 * sum(1 for i in items if i.group_id == group) / len(items)
+        assert abs(sum(1 for i in chosen if i.group_id == group) - share) < 1, group
+    subjects = {i.payload["metadata"]["multimodal-category"] for i in chosen}
+    assert len(subjects) >= 10                  # of 14 visual subjects, 3 of them tiny
 
 
 # -- the authors' result format ----------------------------------------------------------------------
@@ -292,8 +340,8 @@ def test_read_official_results(tmp_path):
             {"problem_id": "003"}]
     for jsonl in (False, True):
         got = cmmath.read_official_results(write(tmp_path / "r.json", rows, jsonl), ds)
-        assert [(i.item_id, t) for i, t in got] == [("001", "答案：1"), ("002", "答案：2"),
-                                                     ("003", None)]
+        assert [(r.item.item_id, r.response, r.verdicts) for r in got] == [
+            ("001", "答案：1", {}), ("002", "答案：2", {}), ("003", None, {})]
 
 
 @pytest.mark.parametrize("rows, row, field, message", [

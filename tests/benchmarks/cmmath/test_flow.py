@@ -19,7 +19,9 @@ JUDGE = "openai:fake-judge"
 
 
 def between(text: str, start: str, end: str) -> str:
-    i = text.find(start)
+    """The text between the last `start` and the `end` after it (the judge prompt's worked
+    examples come first; the answer it is asked about comes last)."""
+    i = text.rfind(start)
     j = text.find(end, i + len(start))
     return text[i + len(start):j] if i >= 0 and j >= 0 else ""
 
@@ -33,8 +35,8 @@ class Replies:
         self.judged = 0
 
     def __call__(self, payload: dict, prompt: str) -> str:
-        system = next((m["content"] for m in payload["messages"] if m["role"] == "system"), "")
-        if "answer evaluation assistant" not in system:
+        # the authors' GPT-4 judge prompt is one user message
+        if "You are an answer evaluation assistant" not in prompt:
             k = int(hashlib.sha256(prompt.encode()).hexdigest(), 16) % 3
             return ["故选A", "The answer is 3.", "所以答案是 2"][k]
         self.judged += 1
@@ -77,9 +79,14 @@ def test_whole_sample_cascade_with_a_flaky_judge(api, data_dir, db):
     # the report defaults to the cascade and accounts for the judge
     assert report["grader"] == f"cascade:{JUDGE}"
     assert report["judges"][0]["n_judge_failed"] == failed
-    (n_cascade,), = store.query(f"SELECT n FROM cmmath_accuracy WHERE run_id = 'cm' AND "
-                                f"grader = 'cascade:{JUDGE}' AND answer_type = 'all'")
-    assert n_cascade == n - failed
+    # every answer counts; the judge_failed ones as undecided (not right), shown apart
+    (n_cascade, n_undecided), = store.query(
+        f"SELECT n, n_undecided FROM cmmath_paper_accuracy WHERE run_id = 'cm' AND "
+        f"grader = 'cascade:{JUDGE}' AND answer_type = 'all'")
+    assert (n_cascade, n_undecided) == (n, failed)
+    assert report["coverage"]["n_undecided"] == failed
+    # the judge's own run holds replies, not answers: it is in no CMMaTH figure
+    assert store.query("SELECT DISTINCT run_id FROM cmmath_answers") == [("cm",)]
 
     # --retry-failed re-asks the judge only where it gave no verdict; no model call is repeated
     api.reply = Replies(malformed_every=None)
@@ -107,6 +114,15 @@ def test_text_ocr_setting_with_the_baseline_and_a_judge(api, data_dir, db):
     store = open_store(db)
     assert store.query(f"SELECT count(*) FROM verdicts WHERE run_id = 'ocr' "
                        f"AND grader = 'cascade:{JUDGE}'") == [(1000,)]
+    # the judge has no price: its cost is unknown, not $0.0000
+    from rich.console import Console
+
+    from tasks.reports import render
+    console = Console(record=True, width=400)
+    console.print(render(report, 400))
+    judge_line = next(line for line in console.export_text().splitlines()
+                      if line.startswith(f"judge {JUDGE}:"))
+    assert "cost unknown (no price for this model" in judge_line
     # the text+ocr setting gives the model the OCR caption too
     item = next(i for i in cmmath.load(data_dir).items if i.payload.get("ocr"))
     assert cmmath.build_prompt(item, "text+ocr") != cmmath.build_prompt(item, "text")
@@ -130,3 +146,36 @@ def test_judge_audit_with_a_judge_backend(api, data_dir, db):
     CliRunner().invoke(app, ["judge-audit", "--db", str(db), "--data-dir", str(data_dir),
                              "--judge", JUDGE, "--json"])
     assert api.served - served == 426 // 10
+
+
+def test_judge_audit_with_a_served_gradegpt(api, data_dir, db):
+    """`--judge BACKEND:NAME#prompt=gradegpt,verdict=official`: the backend gets BACKEND:NAME,
+    the requests are GradeGPT's chat turns exactly as in the authors' instruction data, and the
+    authors' rule reads the verdicts ("Yes" anywhere: no reply is judge_failed)."""
+    lines = (data_dir / "cmmath" / "gradegpt_judgments_sample.jsonl").read_text(
+        encoding="utf-8").splitlines()
+
+    def text(content) -> str:        # a message's content: a string or text parts
+        return content if isinstance(content, str) else "".join(p["text"] for p in content)
+
+    def gradegpt(payload: dict, prompt: str) -> str | None:
+        user = text(payload["messages"][-1]["content"])
+        return "Hmm. Yes, I think so." if "\nQuestion: " in user else None
+
+    api.reply = gradegpt
+    judge = "openai:gradegpt-7b#prompt=gradegpt,verdict=official"
+    result = CliRunner().invoke(app, ["judge-audit", "--db", str(db), "--data-dir",
+                                      str(data_dir), "--judge", judge, "--limit", "5", "--json"])
+    assert result.exit_code == 0, result.output
+    rows = {r["grader"]: r for r in json.loads(result.output)}
+    judged = rows[f"judge:{judge}"]        # every reply says Yes somewhere: all decided, right
+    assert judged["n_decided"] == 5 and judged["tp"] + judged["fp"] == 5
+    sent = [r["body"]["messages"] for r in api.requests if r["body"].get("model") == "gradegpt-7b"]
+    assert len(sent) == 5
+    assert sorted([(m["role"], text(m["content"])) for m in messages] for messages in sent) == \
+        sorted([(m["role"], m["content"]) for m in json.loads(line)["messages"][:2]]
+               for line in lines[:5])            # sent concurrently: compared as a set
+    # an option the judge does not have is a clear error before anything is sent
+    bad = CliRunner().invoke(app, ["judge-audit", "--db", str(db), "--data-dir", str(data_dir),
+                                   "--judge", "openai:x#prompt=chatgpt", "--limit", "1"])
+    assert bad.exit_code != 0 and "prompt='chatgpt'" in bad.output + str(bad.exception)

@@ -4,38 +4,103 @@ import json
 
 import pytest
 
+from tasks.benchmarks import cmmath
+from tasks.benchmarks.cmmath import _judge_authors
 from tasks.benchmarks.cmmath import audit as judge
+from tasks.contract import Judge
 from tasks.errors import DataError, MathprobeError
+from tasks.runs import judging
 from tasks.store import Store
+from tests.conftest import shared_data_dir
 
 
 def sample_path(data_dir):
     return data_dir / "cmmath" / "gradegpt_judgments_sample.jsonl"
 
 
+def gradegpt(question: str, reference: str, response: str | None) -> tuple[str | None, str]:
+    texts = cmmath.published(shared_data_dir())
+    return cmmath.judge_prompt(question, reference, response, "gradegpt", texts)
+
+
 # -- prompt -------------------------------------------------------------------------------------
 
-def test_judge_prompt():
-    system, user = judge.judge_prompt("求$$x$$．", "$$2$$", "所以x=2。")
-    assert "answer evaluation assistant" in system
-    assert "all of the right options" in system
-    assert "no definite answer" in system and "verdict is No" in system
-    assert "The consistency of the answers is: <Yes>." in system
-    assert "The consistency of the answers is: <No>." in system
-    for step in ("relevant paragraph", "means:", "type of the reference answer"):
-        assert step in system
+def test_default_judge_prompt_is_the_authors_gpt4_prompt():
+    """Their prompt/judge_prompt.py: the Cross-Lingual Judge-of-Chain instructions and three
+    worked examples, then the filled template, in one user message, no system prompt."""
+    system, user = cmmath.judge_prompt("求$$x$$．", "$$2$$", "所以x=2。")
+    assert system is None
+    assert user == _judge_authors.JUDGE_PROMPT + ("\nQuestion: 求$$x$$．\nReference Answer: $$2$$\n"
+                                                  "Model Response: 所以x=2。\nJudgment Result: \n")
+    head = _judge_authors.JUDGE_PROMPT
+    assert head.startswith("\nYou are an answer evaluation assistant. Based on the following")
+    assert "(For example: If the reference answer is: A\nC\n, and the model response is: " \
+           "C\n, the answer consistency is: No)" in head       # their "\\n" escapes: newlines
+    assert head.count("Chinese Problem: ") == 3 and head.count("Judge Result: The relevant "
+                                                                 "paragraph in the Model Response") == 3
+    assert "$$\\bigtriangleup ABC$$" in head and "AD \\* AC^2" in head and "let’s" in head
+    assert head.endswith("The consistency of the answers is: No.\n")
+
+
+def test_gpt4s_judgments_follow_that_prompts_format(data_dir):
+    """GPT-4's judgments in the authors' GradeGPT data are written in the format the prompt's
+    examples show (392 of the 426 sample judgments open with it; all end with the verdict)."""
+    records = judge.read_judgment_sample(sample_path(data_dir))
+    opening = [r for r in records if r["judgment"].startswith(
+        "The relevant paragraph in the Model Response that provides the answer is")]
+    assert len(opening) == 392
+    assert all("The consistency of the answers is: " in r["judgment"] for r in records)
+
+
+def test_gradegpt_format(data_dir):
+    system, user = gradegpt("求$$x$$．", "$$2$$", "所以x=2。")
+    assert system == "You are a helpful assistant."
     assert user == ("以下是某道题目, 答案和一条模型响应。请确定模型响应中是否给出了正确的参考答案\n"
                     "Question: 求$$x$$．\nReference Answer: $$2$$\nModel Response: 所以x=2。\n"
                     "Judgment Result: \n")
 
 
-def test_user_turn_is_the_authors_format(data_dir):
-    """Filled in with a record's parts, the prompt is exactly the authors' user turn."""
+def test_gradegpt_format_is_the_authors_instruction_format(data_dir):
+    """Filled in with a record's parts, the gradegpt format is exactly the authors' system and
+    user turns."""
     records = judge.read_judgment_sample(sample_path(data_dir))
     lines = sample_path(data_dir).read_text(encoding="utf-8").splitlines()
     for rec in records:
-        original = json.loads(lines[rec["index"] - 1])["messages"][1]["content"]
-        assert judge.judge_prompt(rec["question"], rec["reference"], rec["response"])[1] == original
+        messages = json.loads(lines[rec["index"] - 1])["messages"]
+        assert gradegpt(rec["question"], rec["reference"], rec["response"]) == (
+            messages[0]["content"], messages[1]["content"])
+
+
+def test_judge_options():
+    base = cmmath.benchmark.judge
+    assert (base.prompt_format, base.verdict) == ("gpt4", "strict")
+    j = judging.judge_of(cmmath.benchmark, "triton:gradegpt-7b#prompt=gradegpt,verdict=official")
+    assert (j.prompt_format, j.verdict) == ("gradegpt", "official")
+    assert judging.backend_spec("triton:gradegpt-7b#prompt=gradegpt") == "triton:gradegpt-7b"
+    assert judging.judge_of(cmmath.benchmark, "openai:gpt-4o").prompt_format == "gpt4"
+    assert j.parse("quoting 'Yes' then: The consistency of the answers is: No.") is True
+    assert base.parse("quoting 'Yes' then: The consistency of the answers is: No.") is False
+    for bad, message in [("openai:x#prompt=chatgpt", "prompt='chatgpt'"),
+                         ("openai:x#temperature=1", "unknown CMMaTH judge option"),
+                         ("openai:x#gradegpt", "key=value")]:
+        with pytest.raises(MathprobeError, match=message):
+            judging.judge_of(cmmath.benchmark, bad)
+
+
+def test_a_judge_without_options_refuses_them():
+    class Plain(Judge):
+        rules_grader, params = "rules", {}
+
+        def prompt(self, item, response):
+            return None, ""
+
+        def parse(self, text):
+            return None
+
+    plain = Plain()
+    assert plain.configured({}) is plain
+    with pytest.raises(MathprobeError, match="takes no options"):
+        plain.configured({"prompt": "x"})
 
 
 # -- verdicts -----------------------------------------------------------------------------------
@@ -56,7 +121,18 @@ def test_user_turn_is_the_authors_format(data_dir):
     ("", None), (None, None),
 ])
 def test_parse_verdict(text, expected):
-    assert judge.parse_verdict(text) is expected
+    assert cmmath.parse_verdict(text) is expected
+
+
+@pytest.mark.parametrize("text, expected", [
+    ("... The consistency of the answers is: Yes.", True),
+    ("... The consistency of the answers is: <No>.", False),
+    ("The reference answer is Yes-or-no question; the consistency of the answers is: No.", True),
+    ("yes", False), ("", False), (None, False),
+])
+def test_official_verdict_rule(text, expected):
+    """The authors' rule: "Yes" anywhere in the text, case-sensitive; never undecided."""
+    assert cmmath.parse_verdict_official(text) is expected
 
 
 # -- the sample ---------------------------------------------------------------------------------
@@ -71,6 +147,8 @@ def test_read_the_sample(data_dir):
     assert first["question"].startswith("【例2】")
     assert first["response"].endswith("答案：阴影部分的面积是0。")
     assert {"index", "question", "reference", "response", "gpt4_verdict"} <= set(first)
+    # GPT-4's verdicts read by our strict rule are what the authors' rule reads too
+    assert all(cmmath.parse_verdict_official(r["judgment"]) is r["gpt4_verdict"] for r in records)
 
 
 def chat(user: str, assistant: str) -> str:
@@ -80,7 +158,7 @@ def chat(user: str, assistant: str) -> str:
         ensure_ascii=False)
 
 
-GOOD_USER = judge.judge_prompt("求x．", "$$2$$", "所以x=2。")[1]
+GOOD_USER = gradegpt("求x．", "$$2$$", "所以x=2。")[1]
 
 
 @pytest.mark.parametrize("line, field, message", [
@@ -117,7 +195,7 @@ def test_agreement_on_hand_made_verdicts(tmp_path, db):
     """Six records (GPT-4: Yes, Yes, No, No, No, No) against a grader's Yes, No, No, Yes, None,
     No: decided 5; tp 1, fn 1, tn 2, fp 1."""
     gpt4 = [True, True, False, False, False, False]
-    lines = [chat(judge.judge_prompt(f"q{k}", "$$1$$", f"答案：{k}")[1],
+    lines = [chat(gradegpt(f"q{k}", "$$1$$", f"答案：{k}")[1],
                   f"The consistency of the answers is: {'Yes' if g else 'No'}.")
              for k, g in enumerate(gpt4)]
     path = tmp_path / "mini.jsonl"

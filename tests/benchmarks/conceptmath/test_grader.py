@@ -364,8 +364,9 @@ def test_select_covers_every_system(data_dir):
     items = conceptmath.load(data_dir).items
     chosen = conceptmath.select(items, 40)
     assert len(chosen) == 40
-    assert {s: sum(1 for i in chosen if i.group_id == s) for s in conceptmath.SYSTEMS} == \
-        dict.fromkeys(conceptmath.SYSTEMS, 10)
+    for system in conceptmath.SYSTEMS:          # proportional to the system's size, +-1
+        share = 40 * sum(1 for i in items if i.group_id == system) / len(items)
+        assert abs(sum(1 for i in chosen if i.group_id == system) - share) < 1, system
     assert len({i.concept for i in chosen}) == 40                 # spread over leaves too
     assert {i.item_id for i in chosen} <= {i.item_id for i in conceptmath.select(items, 80)}
     assert conceptmath.select(items, None) == list(items)

@@ -94,3 +94,16 @@ def test_jsonl_result_files_are_read_too(tmp_path):
     results.write_text("\n".join(json.dumps(r) for r in rows) + "\n")
     got = wemath.read_official_results(results, dataset)
     assert [wemath.grade("official", item, text)[1] for item, text in got] == [True, False, True]
+
+
+def test_bytes_that_are_not_utf8_name_the_row_and_field(tmp_path):
+    root = make_wemath_dir(tmp_path, SPEC)
+    path = root / "wemath" / "testmini.json"
+    data = path.read_bytes()
+    at = data.index(b"2steps_1 question 2")
+    path.write_bytes(data[:at] + b"\xff\xfe" + data[at:])      # Latin-1 junk inside a question
+    with pytest.raises(DataError) as err:
+        wemath.load(root)
+    assert (err.value.row, err.value.field) == (2, "question")
+    assert "testmini.json: row 2: field 'question': not valid UTF-8: byte 0xff at offset" \
+        in str(err.value)

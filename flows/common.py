@@ -1,0 +1,123 @@
+"""What every flow shares: progress in the Prefect log, user errors that end a flow run Failed
+with their one-line message (no traceback), and the repair of flow runs a dead process left
+RUNNING."""
+from __future__ import annotations
+
+import functools
+import inspect
+import threading
+from collections.abc import Callable
+from typing import Any
+
+from prefect import get_run_logger
+
+from tasks.errors import MathprobeError
+from tasks.runs import progress
+from tasks.store import Store
+
+
+def fail_cleanly(fn: Callable[..., Any]) -> Callable[..., Any]:
+    """Under `@flow`: a MathprobeError (bad input, a store that cannot be written) ends the flow
+    run Failed with the error's one line as its message (Prefect logs it once, without a
+    traceback); calling the flow still raises the error, so the command line prints it and
+    exits with its code."""
+    @functools.wraps(fn)
+    def wrapper(*args: Any, **kwargs: Any) -> Any:
+        try:
+            return fn(*args, **kwargs)
+        except MathprobeError as exc:         # Prefect logs the message with the state
+            from prefect.states import Failed
+
+            return Failed(message=str(exc), data=exc)
+    # the parameters' types resolved where `fn` is defined: Prefect validates the wrapper's
+    # parameters in this module's namespace, which lacks the names a flow's module imports
+    # (e.g. its parameter types with their choices)
+    wrapper.__signature__ = inspect.signature(fn, eval_str=True)
+    return wrapper
+
+
+class LogProgress:
+    """Progress in the Prefect log, from the pipeline's events of run `run_id`: notes (what a
+    --limit subset is), a line every tenth of the work, the first failures, a stop."""
+
+    MAX_FAILURES_LOGGED = 20
+
+    def __init__(self, run_id: str):
+        self.run_id, self.total, self.step, self.counts = run_id, 0, 1, {}
+        self.logger = get_run_logger()
+        self._lock = threading.Lock()
+
+    def __call__(self, event: str, run_id: str, **data: Any) -> None:
+        if run_id != self.run_id:
+            return
+        if event == "note":
+            self.logger.info("%s", data["message"])
+        elif event == "start":
+            self.total, self.step = data["total"], max(1, data["total"] // 10)
+        elif event == "stopped":
+            self.logger.warning("%s", data["reason"])
+        elif event == "done":
+            self._done(data)
+
+    def _done(self, data: dict[str, Any]) -> None:
+        with self._lock:
+            self.counts[data["status"]] = self.counts.get(data["status"], 0) + 1
+            failed = self.counts.get("infra_failed", 0)
+            if data["status"] == "infra_failed" and failed <= self.MAX_FAILURES_LOGGED:
+                self.logger.warning("%s failed: %s%s", data.get("item_id"), data.get("error"),
+                                    " (further failures are counted, not listed)"
+                                    if failed == self.MAX_FAILURES_LOGGED else "")
+            done = sum(self.counts.values())
+            if done % self.step == 0 or done == self.total:
+                self.logger.info("%d/%d asked: %s", done, self.total,
+                                 ", ".join(f"{v} {k}" for k, v in sorted(self.counts.items())))
+
+    def __enter__(self) -> "LogProgress":
+        progress.subscribe(self)
+        return self
+
+    def __exit__(self, *exc: Any) -> None:
+        progress.unsubscribe(self)
+
+
+def current_flow_run_id() -> str | None:
+    from prefect.runtime import flow_run
+
+    fid = flow_run.id
+    return str(fid) if fid else None
+
+
+def repair_dead_runs(store: Store, run_id: str) -> None:
+    """Say what opening the store repaired, and mark Crashed the Prefect flow runs of runs a
+    dead process left running (kill -9): the store found them `running` when it took the
+    file's write lock, which only a live process can hold."""
+    count, files = store.recovered
+    if count or files:
+        progress.note(run_id, f"stored {count} answer(s) an earlier run saved to "
+                     f"{', '.join(map(str, files))} when it could not write the store")
+        store.recovered = (0, [])
+    dead, store.interrupted = store.interrupted, []
+    if not dead:
+        return
+    get_run_logger().warning("run(s) left running by a process that died, now interrupted: %s",
+                             ", ".join(r for r, _ in dead))
+    flow_runs = [f for _, f in dead if f and f != current_flow_run_id()]
+    if flow_runs:
+        _crash(flow_runs)
+
+
+def _crash(flow_run_ids: list[str]) -> None:
+    from prefect.client.orchestration import get_client
+    from prefect.states import Crashed, StateType
+
+    with get_client(sync_client=True) as client:
+        for fid in flow_run_ids:
+            try:
+                run = client.read_flow_run(fid)
+            except Exception:         # deleted, or from another Prefect server
+                continue
+            if run.state is not None and run.state.type in (StateType.RUNNING,
+                                                            StateType.PENDING):
+                client.set_flow_run_state(fid, Crashed(
+                    message="the process running this flow run died (found at the next start "
+                            "of its mathprobe run); its run is marked interrupted"), force=True)

@@ -1,0 +1,141 @@
+-- CMMaTH: the authors' own figures, as their code computes them (github zzli2022/CMMaTH,
+-- tool/statics_acc.py), beside the paper's definitions (20_views.sql). What differs:
+--   * per group, score = right / (count + 1) x 100, rounded to one decimal as Python's round()
+--     does (the +1 keeps an empty group from dividing by zero, and lowers every group's
+--     figure: 3 right of 3 scores 75.0);
+--   * groups: the visual subjects of their fixed list (others pooled as 'UnKnown', whose right
+--     answers they never count), grade_id 1..12 (not the three grade groups), and question
+--     types with choice split by the reference answer into single ("A\n".."D\n") and multi;
+--   * SSR: ONE knowledge point per question (the parent of the innermost point, by their
+--     bracket walk; '' when there is none; questions the walk cannot read are skipped), rate =
+--     right / (count + 1), for alpha = 0, 0.1, ..., 0.8;
+--   * "right" is the grader's verdict TRUE (theirs: output_correct == 'Yes'); an undecided
+--     answer is not right.
+
+-- Python's round(x, 1): the double's exact value to one decimal, ties to even (6.25 -> 6.2).
+-- DuckDB's round() rounds half away from zero after scaling (6.25 -> 6.3); fmt's formatting
+-- rounds the exact value like Python (checked for every right/(count + 1) with count <= 2000).
+CREATE OR REPLACE MACRO python_round_1(x) AS CAST(format('{:.1f}', x) AS DOUBLE);
+
+-- The groups their script reports, in its order (its dicts' keys): every group is reported,
+-- an empty one as 0.0.
+CREATE OR REPLACE VIEW cmmath_official_keys AS
+SELECT * FROM (VALUES
+    ('subject', 'Flow Chart', 1), ('subject', 'Bar Chart', 2), ('subject', 'Scatter Plot', 3),
+    ('subject', 'Line Plot', 4), ('subject', 'Fan Chart', 5), ('subject', 'LiDAR Chart', 6),
+    ('subject', 'Visual-Table', 7), ('subject', 'Three View', 8), ('subject', 'Folded Image', 9),
+    ('subject', 'Analytic Geometry', 10), ('subject', 'Solid Geometry', 11),
+    ('subject', 'Plane Geometry', 12), ('subject', 'Venn diagram', 13),
+    ('subject', 'Abtract Analogy diagram', 14), ('subject', 'UnKnown', 15),
+    ('grade_id', '1', 1), ('grade_id', '2', 2), ('grade_id', '3', 3), ('grade_id', '4', 4),
+    ('grade_id', '5', 5), ('grade_id', '6', 6), ('grade_id', '7', 7), ('grade_id', '8', 8),
+    ('grade_id', '9', 9), ('grade_id', '10', 10), ('grade_id', '11', 11),
+    ('grade_id', '12', 12), ('grade_id', 'UnKnown', 13),
+    ('question_type', 'choice', 1), ('question_type', 'free_form', 2),
+    ('question_type', 'single_choice', 3), ('question_type', 'multi_choice', 4),
+    ('question_type', 'UnKnown', 5)
+) AS k(breakdown, key, position);
+
+COMMENT ON VIEW cmmath_official_keys IS 'CMMaTH: the groups the authors'' statics_acc.py reports per breakdown, in its order (their dicts'' keys; ''Abtract'' spelled as theirs and the data''s).';
+COMMENT ON COLUMN cmmath_official_keys.breakdown IS 'subject | grade_id | question_type';
+COMMENT ON COLUMN cmmath_official_keys.key IS 'the group';
+COMMENT ON COLUMN cmmath_official_keys.position IS 'its place in their report';
+
+-- Layer 2 for their figures: each answer's group per breakdown, and whether their script
+-- would count it right there (only in groups named in their dicts: an answer pooled into
+-- 'UnKnown' is counted but never right).
+CREATE OR REPLACE VIEW cmmath_official_answers AS
+WITH typed AS (
+    SELECT a.*, coalesce(a.correct, false) AS is_right,
+           CASE WHEN a.answer_type = 'choice' AND a.answer IN ('A' || chr(10), 'B' || chr(10),
+                                                                'C' || chr(10), 'D' || chr(10))
+                THEN 'single_choice'
+                WHEN a.answer_type = 'choice' THEN 'multi_choice'
+                ELSE a.answer_type END AS question_type
+    FROM cmmath_answers a
+), grouped AS (
+    SELECT t.run_id, t.grader, t.item_id, t.is_right, 'subject' AS breakdown,
+           t.category AS label
+    FROM typed t
+    UNION ALL
+    SELECT t.run_id, t.grader, t.item_id, t.is_right, 'grade_id', CAST(t.grade_id AS VARCHAR)
+    FROM typed t
+    UNION ALL
+    SELECT t.run_id, t.grader, t.item_id, t.is_right, 'question_type', t.question_type
+    FROM typed t
+)
+SELECT g.run_id, g.grader, g.item_id, g.breakdown,
+       coalesce(k.key, 'UnKnown')           AS key,
+       g.is_right AND k.key IS NOT NULL     AS counted_right
+FROM grouped g
+LEFT JOIN cmmath_official_keys k ON k.breakdown = g.breakdown AND k.key = g.label;
+
+COMMENT ON VIEW cmmath_official_answers IS 'CMMaTH, the authors'' code: each answer''s group per breakdown as their statics_acc.py assigns it, and whether it counts as right there.';
+COMMENT ON COLUMN cmmath_official_answers.key IS 'the group (labels outside their lists pooled as UnKnown)';
+COMMENT ON COLUMN cmmath_official_answers.counted_right IS 'graded right and in a group their dicts name (their script never counts right answers pooled into UnKnown)';
+
+-- The authors' scores: per group right / (count + 1) x 100; 'overall' (key 'all') right /
+-- all answers x 100; per breakdown the total their report ends with (key '(total)'), right
+-- counted in its groups / all answers x 100 (equal to overall unless labels fall outside
+-- their lists); all rounded to one decimal as Python's round().
+CREATE OR REPLACE VIEW cmmath_official_scores AS
+WITH runs_graders AS (
+    SELECT DISTINCT run_id, grader FROM cmmath_answers
+), groups AS (
+    SELECT rg.run_id, rg.grader, k.breakdown, k.key, k.position,
+           count(a.item_id)                                  AS n,
+           count(a.item_id) FILTER (a.counted_right)         AS correct
+    FROM runs_graders rg
+    CROSS JOIN cmmath_official_keys k
+    LEFT JOIN cmmath_official_answers a
+           ON a.run_id = rg.run_id AND a.grader = rg.grader
+          AND a.breakdown = k.breakdown AND a.key = k.key
+    GROUP BY rg.run_id, rg.grader, k.breakdown, k.key, k.position
+)
+SELECT run_id, grader, 'overall' AS breakdown, 'all' AS key, 0 AS position,
+       count(*) AS n, count(*) FILTER (correct) AS correct,
+       python_round_1(count(*) FILTER (correct) / count(*) * 100) AS score
+FROM cmmath_answers
+GROUP BY run_id, grader
+UNION ALL
+SELECT run_id, grader, breakdown, key, position, n, correct,
+       python_round_1(correct / (n + 1) * 100)
+FROM groups
+UNION ALL
+SELECT run_id, grader, breakdown, '(total)', 99, sum(n)::BIGINT, sum(correct)::BIGINT,
+       python_round_1(sum(correct) / sum(n) * 100)
+FROM groups
+GROUP BY run_id, grader, breakdown;
+
+COMMENT ON VIEW cmmath_official_scores IS 'CMMaTH, the authors'' code (tool/statics_acc.py): scores per visual subject, grade_id and question type = right / (count + 1) x 100, overall = right / all x 100, rounded to 1 decimal like Python''s round(); right = the grader''s verdict TRUE (undecided: not right).';
+COMMENT ON COLUMN cmmath_official_scores.breakdown IS 'overall | subject | grade_id | question_type';
+COMMENT ON COLUMN cmmath_official_scores.key IS 'the group (overall: all; per breakdown also (total), the total their report ends with)';
+COMMENT ON COLUMN cmmath_official_scores.position IS 'the group''s place in their report';
+COMMENT ON COLUMN cmmath_official_scores.n IS 'answers in the group (their count)';
+COMMENT ON COLUMN cmmath_official_scores.correct IS 'answers their script counts right there';
+COMMENT ON COLUMN cmmath_official_scores.score IS 'percent, as they round it: groups right / (n + 1) x 100, overall and (total) right / n x 100';
+
+-- The authors' SSR: one knowledge point per question (cmmath_items.official_point; questions
+-- without one are skipped), rate = right / (count + 1) per point, SSR@alpha = share of points
+-- with rate > alpha, for alpha = 0, 0.1, ..., 0.8 (compared as their floats are).
+CREATE OR REPLACE VIEW cmmath_official_ssr AS
+WITH rates AS (
+    SELECT run_id, grader, official_point AS point,
+           count(*) FILTER (correct) / (count(*) + 1) AS rate
+    FROM cmmath_answers
+    WHERE official_point IS NOT NULL
+    GROUP BY run_id, grader, official_point
+), alphas AS (
+    SELECT i / 10 AS alpha FROM range(0, 9) t(i)
+)
+SELECT r.run_id, r.grader, a.alpha,
+       count(*)                                   AS n_points,
+       count(*) FILTER (r.rate > a.alpha) / count(*) AS ssr
+FROM rates r
+CROSS JOIN alphas a
+GROUP BY r.run_id, r.grader, a.alpha;
+
+COMMENT ON VIEW cmmath_official_ssr IS 'CMMaTH, the authors'' code (statics_knowledge_complete_rate): share of knowledge points (one per question, the parent of the innermost) whose rate right / (count + 1) exceeds alpha.';
+COMMENT ON COLUMN cmmath_official_ssr.alpha IS '0, 0.1, ..., 0.8 (their thresholds)';
+COMMENT ON COLUMN cmmath_official_ssr.n_points IS 'points counted (their len(kn_dict))';
+COMMENT ON COLUMN cmmath_official_ssr.ssr IS 'share of points with rate > alpha, a fraction (they print it unrounded)';

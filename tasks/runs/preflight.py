@@ -1,0 +1,197 @@
+"""Everything about a command that can be checked without Prefect, checked first.
+
+Starting Prefect (its ephemeral API) takes 10-20 s, so a typo must not wait for it: the command
+line calls these before it imports a flow, and the flows call the same checks at their start
+(a deployment run from the UI gets the same messages). Each check raises a MathprobeError whose
+text is the one line the user sees: the option, the value, what is wrong, what is accepted.
+Nothing here imports Prefect, opens the store for writing or builds an SDK client.
+"""
+from __future__ import annotations
+
+import difflib
+import os
+import re
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from tasks import registry
+from tasks.backends import BACKENDS, KEY_ENV, parse_spec
+from tasks.backends.secrets import block_name, key_available
+from tasks.contract import Benchmark
+from tasks.errors import MathprobeError
+from tasks.runs import judging
+from tasks.store import RunSpec
+from tasks.store.duckdb_store import check_same_work, peek
+from tasks.store.location import parse
+
+
+def check_counts(**options: int | float | None) -> None:
+    """Numeric options: --limit, --concurrency, --max-tokens at least 1; --max-cost and
+    --request-timeout above 0; --temperature at least 0 (None: not given)."""
+    rules = {"limit": (1, "a number of questions"), "concurrency": (1, "requests in flight"),
+             "max_tokens": (1, "new tokens per answer")}
+    for name, value in options.items():
+        if value is None:
+            continue
+        flag = "--" + name.replace("_", "-")
+        if name in rules:
+            least, what = rules[name]
+            if value < least:
+                raise MathprobeError(f"{flag} {value}: must be at least {least} ({what})")
+        elif name in ("max_cost", "request_timeout"):
+            if not value > 0:
+                raise MathprobeError(f"{flag} {value}: must be above 0")
+        elif name == "temperature" and not value >= 0:
+            raise MathprobeError(f"{flag} {value}: must be 0 or more")
+
+
+def check_run_id(run_id: str | None) -> None:
+    """A given run id must name something: '' or blanks would silently become the default."""
+    if run_id is not None and not run_id.strip():
+        raise MathprobeError(f"--run-id {run_id!r}: empty; give the run a name")
+    if run_id is not None and run_id != run_id.strip():
+        raise MathprobeError(f"--run-id {run_id!r}: leading or trailing blanks")
+
+
+def benchmark(name: str) -> Benchmark:
+    """The registered benchmark `name`, or an error listing them (with the likely one)."""
+    if name not in registry.names():
+        close = difflib.get_close_matches(name, registry.names(), n=1)
+        hint = f" (did you mean {close[0]}?)" if close else ""
+        raise MathprobeError(f"--benchmark {name!r}: unknown benchmark{hint}; available: "
+                             f"{', '.join(registry.names())}")
+    return registry.get(name)
+
+
+def setting(bench: Benchmark, value: str | None) -> str:
+    chosen = value or bench.default_setting
+    if chosen not in bench.settings:
+        raise MathprobeError(f"--setting {chosen!r}: {bench.name} has "
+                             f"{', '.join(bench.settings)}")
+    return chosen
+
+
+def model(spec: str, option: str = "--model") -> tuple[str, str]:
+    """A BACKEND:NAME whose backend exists, whose replay file exists and whose API key can be
+    had (from the environment, or a Prefect Secret block)."""
+    kind, name = parse_spec(spec, option)
+    if kind == "replay" and not Path(name).expanduser().is_file():
+        raise MathprobeError(f"{option} {spec!r}: replay file {name} not found")
+    env = KEY_ENV.get(kind)
+    if env and key_available(env) is False:
+        raise MathprobeError(f"{option} {spec!r}: no API key: set {env}, or create a Prefect "
+                             f"Secret block named '{block_name(env)}'")
+    return kind, name
+
+
+def data(bench: Benchmark, data_dir: str | Path | None) -> Path:
+    """The data directory, with the benchmark's files loaded and validated (a bad row is a
+    DataError naming the file, row and field)."""
+    path = registry.resolve_data_dir(data_dir)
+    bench.load(path)
+    return path
+
+
+def store_path(db: str | Path, data_path: str | None = None) -> Path | None:
+    """A store that can be created or opened: a file (or a SQLite lake catalog) whose folder
+    exists or can be made; None for a PostgreSQL-catalogued lake (its server tells)."""
+    loc = parse(db, data_path)
+    if loc.is_lake and loc.catalog != "sqlite":
+        return None
+    path = Path(loc.target)
+    if path.is_dir():
+        raise MathprobeError(f"--db {db}: is a directory; name a file, e.g. {path / 'runs.duckdb'}")
+    parent = path.resolve().parent
+    existing = next((p for p in [parent, *parent.parents] if p.exists()), None)
+    if existing is None or not existing.is_dir():
+        raise MathprobeError(f"--db {db}: {existing} is not a directory")
+    if not os.access(existing, os.W_OK) and not path.exists():
+        raise MathprobeError(f"--db {db}: cannot create it, {existing} is not writable")
+    return path
+
+
+def backends_help() -> str:
+    return ", ".join(BACKENDS.values())
+
+
+def check_judge(bench: Benchmark, judge: str) -> None:
+    """--judge BACKEND:NAME[#options]: the benchmark has a judge that knows the options, and
+    the backend passes `model`'s checks."""
+    judging.judge_of(bench, judge)
+    model(judging.backend_spec(judge), "--judge")
+
+
+def default_run_id(benchmark: str, model: str, setting: str) -> str:
+    return re.sub(r"[^A-Za-z0-9._-]+", "-", f"{benchmark}-{model}-{setting}")
+
+
+def same_work(db: str | Path, spec: RunSpec) -> None:
+    """If the store (a file; a lake's own check comes with its run) already holds
+    `spec.run_id` for other work, the error now (showing what differs); also fails at once if
+    another process is writing the file."""
+    loc = parse(db)
+    if not loc.is_lake and Path(loc.target).is_file():
+        row = peek(db, "SELECT benchmark, model, setting, params FROM runs WHERE run_id = ?",
+                   [spec.run_id])
+        if row:
+            check_same_work(spec, row[0])
+
+
+@dataclass(frozen=True)
+class EvalPlan:
+    """An eval run's arguments, checked and completed with their defaults."""
+    bench: Benchmark
+    setting: str
+    run_id: str
+    params: dict[str, Any]
+    data_dir: Path
+
+
+def check_eval(*, benchmark: str, model: str, setting: str | None, run_id: str | None,
+               db: str | Path, data_dir: str | Path | None, limit: int | None = None,
+               concurrency: int | None = None, max_cost: float | None = None,
+               temperature: float | None = None, max_tokens: int | None = None,
+               request_timeout: float | None = None, judge: str | None = None,
+               data_path: str | None = None) -> EvalPlan:
+    """Every check of `mathprobe run` / the eval flow that needs no Prefect, cheapest first."""
+    check_counts(limit=limit, concurrency=concurrency, max_cost=max_cost,
+                 temperature=temperature, max_tokens=max_tokens,
+                 request_timeout=request_timeout)
+    check_run_id(run_id)
+    bench = benchmark_(benchmark)
+    chosen = setting_(bench, setting)
+    kind, _ = model_(model)
+    if judge is not None:
+        check_judge(bench, judge)
+    store_path(db, data_path)
+    path = data(bench, data_dir)
+    params = dict(bench.default_params)
+    params.update({k: v for k, v in (("temperature", temperature), ("max_tokens", max_tokens))
+                   if v is not None})
+    rid = run_id or default_run_id(benchmark, model, chosen)
+    same_work(db, RunSpec(rid, bench.name, model, kind, chosen, params))
+    return EvalPlan(bench, chosen, rid, params, path)
+
+
+def check_probe(*, family: str, benchmark: str | None, methods: list[str] | None, model: str,
+                run_id: str | None, db: str | Path, data_dir: str | Path | None,
+                limit: int | None = None, concurrency: int | None = None,
+                data_path: str | None = None) -> Benchmark:
+    """The checks of a probe command (`contamination`, `classify`) that need no Prefect."""
+    check_counts(limit=limit, concurrency=concurrency)
+    check_run_id(run_id)
+    bench = registry.with_probe_family(family, benchmark_(benchmark).name if benchmark else None)
+    offered = bench.probe_family(family)
+    unknown = [m for m in methods or [] if m not in offered]
+    if unknown:
+        raise MathprobeError(f"--method {unknown[0]!r}: {bench.name}'s {family} probes are "
+                             f"{', '.join(offered)}" + (" or both" if len(offered) == 2 else ""))
+    model_(model)
+    store_path(db, data_path)
+    data(bench, data_dir)
+    return bench
+
+
+# the checks under the names the plans use (their parameters shadow the short names)
+benchmark_, setting_, model_ = benchmark, setting, model

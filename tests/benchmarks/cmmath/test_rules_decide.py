@@ -1,0 +1,168 @@
+"""What the rule stage decides beyond a plainly marked final answer (issue 13, item 5): answers
+in wrappers, in parts, given to names, in words; "wrong" for a reference value the response
+never writes; the parse cache; and the measurement on the sample's worked solutions."""
+import math_verify
+import pytest
+
+from tasks.benchmarks import cmmath
+from tasks.benchmarks.cmmath import _measure, _mentions, _values
+from tasks.items import Item
+from tests.benchmarks.cmmath.test_rules import choice, free, verdict
+
+POSITIVE = ("某校统计了成绩，则下列说法正确的是（   ）．\nA.平均分为$$80$$\nB.中位数为$$75$$\n"
+            "C.众数为$$70$$\nD.极差为$$30$$\n")
+NEGATIVE = POSITIVE.replace("说法正确的是", "说法错误的是")
+
+
+def asking(question: str, gold: str) -> Item:
+    return Item(benchmark="cmmath", item_id="q", question=question, gold=gold,
+                choices=cmmath.option_letters(question), part="choice")
+
+
+@pytest.mark.parametrize("response, gold, expected", [
+    ("故选 $$\\text C$$．", "C", True),                   # \text, \mathrm wrappers
+    ("故选：$$\\mathrm{AC}$$．", "A\nC", True),
+    ("故答案选：$${B}$$．", "C", False),                   # 答案选：
+    ("故选∶C．", "C", True),                               # U+2236 RATIO for the colon
+    ("答案：\\textbf{(B)}", "B", True),
+    ("故选：E．", "C", False),                             # a letter the question does not offer
+])
+def test_choice_wrappers(response, gold, expected):
+    assert verdict(choice(gold), response) is expected
+
+
+def test_options_judged_one_by_one():
+    text = "A:平均分为80，故A正确；\nB:中位数为70，故B错误；\nC:众数为70，故C正确；\nD:极差为40，故D错误．"
+    assert verdict(asking(POSITIVE, "A\nC"), text) is True
+    assert verdict(asking(POSITIVE, "A"), text) is False
+    # in a "which is wrong" question "D错误" may mean "D is not the answer": not read
+    assert verdict(asking(NEGATIVE, "B\nD"), text) is None
+    # every option must be judged
+    assert verdict(asking(POSITIVE, "A\nC"), text.rsplit("\n", 1)[0]) is None
+
+
+@pytest.mark.parametrize("gold, response, expected", [
+    ("$$498$$万元", "故应至少投入4980000元该材料费用", None),   # the value, in other units
+    ("$$11.42\\%$$", "则占比预计为0.1142", True),
+    ("$$6$$", "Therefore the area is six.", None),              # words are a mention
+    ("$$25$$", "So the answer is twenty-five.", None),
+    ("$$6$$", "首先，我们需要找到圆心O的位置。然后计算半径", False),   # no answer, no 6 anywhere
+    ("$$1$$\n$$3$$\n$$-2$$", "答案：1，3", False),               # a blank left out
+    ("$$\\frac{1}{2}$$（答案不唯一）", "所以取x=0.3即可", None),   # another answer may do
+    ("$$8\\pi $$", "先求底面积，再乘高，体积大约在25.13附近", None),   # 8π as a decimal
+    ("$$8\\pi $$", "所以体积为$$\\pi r^2 h$$的一半", None),          # π written: may be 8π
+    ("$$8\\pi $$", "所以体积为24", False),
+    ("$$\\frac{\\pi}{4}$$", "所以∠A=45°", True),               # an angle in degrees
+    ("$$\\frac{\\pi}{4}$$", "所以所求角为45度，即所求", None),   # degrees written: not absent
+    ("$$2\\sqrt{3}$$", "EF的长大约在3.46附近", None),
+    ("$$2\\sqrt{3}$$", "所以EF=4", False),
+])
+def test_a_value_never_written(gold, response, expected):
+    assert verdict(free(gold), response) is expected
+
+
+def test_mentioned_numbers():
+    got = _mentions.mentioned_numbers("共\\frac{{1}}{{4}}，3/5，11.42%，一百二十，two hundred")
+    assert {0.25, 0.6, 11.42, 120, 200.0} <= got
+
+
+PARTS_GOLD = "(1)$$202$$．\n(2)$$\\frac{3}{5}$$．"
+
+
+@pytest.mark.parametrize("response, expected", [
+    ("【分析】(1)先求中位数；(2)列举．\n【详解】(1) ……则中位数为$$202$$．\n(2) ……所以概率为$$\\frac{3}{5}$$．",
+     True),
+    ("(1) 中位数为202。\n(2) 由(1)知……所以概率$$P=\\frac{6}{10}=\\frac{3}{5}$$．", True),
+    ("(1) 中位数为202。\n(2) 所以概率为$$\\frac{2}{5}$$．", False),     # 3/5 never written
+    ("(1) 中位数为200。\n(2) 所以概率为$$\\frac{3}{5}$$，中位数202．", None),
+    ("中位数为202，概率为3/5", True),               # no parts: the last line states both
+])
+def test_a_reference_in_parts(response, expected):
+    assert verdict(free(PARTS_GOLD), response) is expected
+
+
+@pytest.mark.parametrize("gold, response, expected", [
+    ("$$a=0.005$$，$$b=0.2$$", "由题意得$$2a+0.19=0.2$$，\n解得$$a=0.005$$，\n又∴$$b=0.2$$．", True),
+    ("$$\\hat{a}\\approx 0.1$$，$$\\hat{b}\\approx 5.5$$",
+     "$$\\hat{a}\\approx 0.1$$，\n$$\\hat{b}=7.5-0.1\\times 20.5=5.45\\approx 5.5$$．", True),
+    ("平均数为$$54$$；中位数为$$55$$",
+     "平均数为$$54$$，设中位数为$$x$$，则$$0.35+(x-50)\\times 0.03=0.5$$，解得：$$x=55$$．", True),
+    ("$$a=0.005$$，$$b=0.2$$", "解得$$a=0.005$$，$$b=0.3$$．\n所以b=0.2不成立", None),
+    ("$$9$$\n$$2\\sqrt{13}$$", "∴$$CD=9$$；\n又$$AB^2=52$$，∴$$AB=2\\sqrt{13}$$．", True),
+])
+def test_values_given_to_names(gold, response, expected):
+    assert verdict(free(gold), response) is expected
+
+
+@pytest.mark.parametrize("gold, response, expected", [
+    ("模型②的拟合效果较好．", "因为R2>R1，\n所以模型②的拟合效果较好．", True),
+    ("有$$95\\%$$的把握认为成绩与性别有关", "K²≈2.2<3.841，\n所以没有$$95\\%$$的把握认为成绩与性别有关．",
+     None),                                        # the statement, negated
+    ("能", "所以不能", None),                      # too short to look for
+])
+def test_a_statement_in_words(gold, response, expected):
+    assert verdict(free(gold), response) is expected
+
+
+def test_a_condition_is_no_answer():
+    assert verdict(free("$$-2$$"), "当$$x=\\frac{1}{4}$$时，$$S={{\\log }_{2}}\\frac{1}{4}=-2$$，") is True
+    assert verdict(free("$$18$$"), "解：设人数为$$x$$，则$$\\frac{0.4}{20}=\\frac{0.36}{x}$$，解得$$x=18$$．") is True
+
+
+def test_each_text_is_parsed_once(monkeypatch):
+    """An answer is parsed once, not once per option or per re-grading; the same pair of
+    values is compared once."""
+    for cached in (_values.make_value, _values._parse_math, _values._verify):
+        cached.cache_clear()
+    calls = {"parse": 0, "verify": 0}
+    parse, verify = math_verify.parse, math_verify.verify
+
+    def counted(name, fn):
+        def wrapper(*a, **k):
+            calls[name] += 1
+            return fn(*a, **k)
+        return wrapper
+
+    monkeypatch.setattr(math_verify, "parse", counted("parse", parse))
+    monkeypatch.setattr(math_verify, "verify", counted("verify", verify))
+    item = choice("B")
+    assert verdict(item, "所以，所求的值为0.5。") is True
+    first = dict(calls)
+    assert first["parse"] == 5           # the answer and the four options, each once
+    for _ in range(3):
+        assert verdict(item, "所以，所求的值为0.5。") is True
+    assert calls == first
+
+
+# -- the measurement on the sample's worked solutions -------------------------------------------
+
+def test_measurement_cases(data_dir):
+    items = cmmath.load(data_dir).items
+    cases = _measure.cases(items)
+    with_solution = [i for i in items if (i.payload.get("analysis") or "").strip()]
+    own = [c for c in cases if c.kind == "own"]
+    assert len(own) == len(with_solution) == 971
+    held = {c.item.item_id for c in own if c.split == "heldout"}
+    assert 0.3 < len(held) / len(own) < 0.5
+    assert _measure.split_of("00014") == _measure.split_of("00014")      # fixed by the id
+    by_id = {i.item_id: i for i in items}
+    for c in cases:
+        if c.kind == "other":
+            other = by_id[c.source]
+            assert c.source != c.item.item_id and c.split == _measure.split_of(other.item_id)
+            assert _measure.reference_kind(other) == _measure.reference_kind(c.item)
+            assert c.response == other.payload["analysis"] and c.expected is False
+    tallies = _measure.measure(lambda item, text: True if item.item_id < "1" else None,
+                               [c for c in cases if c.kind == "own"])
+    for split in ("tuning", "heldout"):
+        t = tallies[(split, "all")]
+        assert t.agreed == t.decided and t.decided < t.n
+
+
+def test_rules_on_tuning_solutions(data_dir):
+    """A floor against regressions, on part of the tuning split (the held-out figures are
+    benchmarks/cmmath_rules.py's): the rules decide most solutions and almost never wrongly."""
+    cases = [c for c in _measure.cases(cmmath.load(data_dir).items) if c.split == "tuning"][:400]
+    t = _measure.measure(lambda item, text: cmmath.grade("rules", item, text)[1], cases)
+    total = t[("tuning", "all")]
+    assert total.decided_share >= 0.8 and total.agreement >= 0.99

@@ -1,0 +1,176 @@
+"""Bad input on the command line: exit status 2, one `error:` line that names what is wrong, no
+traceback (unless --debug), and nothing of Prefect imported: the checks come before it (how
+long they take is measured by benchmarks/cli_errors.py, not asserted here)."""
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+import textwrap
+import time
+
+import pytest
+
+from tasks.store import RunSpec, close_all, open_store
+from tests.conftest import REPO
+
+DRIVER = textwrap.dedent("""
+    import contextlib, io, json, sys
+    from flows.cli import main
+    out = []
+    for args in json.loads(sys.argv[1]):
+        err = io.StringIO()
+        with contextlib.redirect_stderr(err), contextlib.redirect_stdout(io.StringIO()):
+            try:
+                main(args)
+                code = 0
+            except SystemExit as exc:
+                code = exc.code
+        out.append({"args": args, "code": code, "stderr": err.getvalue(),
+                    "prefect": any(m == "prefect" or m.startswith("prefect.")
+                                   for m in sys.modules)})
+    print(json.dumps(out))
+""")
+
+
+def run_driver(cases: list[list[str]], env: dict[str, str]) -> list[dict]:
+    done = subprocess.run([sys.executable, "-c", DRIVER, json.dumps(cases)], cwd=REPO, env=env,
+                          capture_output=True, text=True, timeout=120)
+    assert done.returncode == 0, done.stderr[-3000:]
+    return json.loads(done.stdout.splitlines()[-1])
+
+
+@pytest.fixture
+def bad_data(tmp_path, data_dir):
+    """A WE-MATH data dir whose testmini.json has a Latin-1 byte in row 2's question."""
+    root = tmp_path / "data"
+    (root / "wemath").mkdir(parents=True)
+    for f in (data_dir / "wemath").iterdir():
+        if f.name != "testmini.json":
+            (root / "wemath" / f.name).symlink_to(f)
+    rows = json.loads((data_dir / "wemath" / "testmini.json").read_text())[:3]
+    rows[1]["question"] = "MARK " + rows[1]["question"]
+    text = json.dumps(rows, ensure_ascii=False, indent=1).encode()
+    at = text.index(b"MARK")
+    (root / "wemath" / "testmini.json").write_bytes(text[:at] + b"\xe9" + text[at:])
+    return root
+
+
+def test_bad_input_is_one_error_line_before_prefect(tmp_path, data_dir, bad_data):
+    db = tmp_path / "runs.duckdb"
+    store = open_store(db)                       # a run 'x' (plain setting) to clash with
+    store.start_run(RunSpec("x", "wemath", "baseline:random", "baseline", "plain",
+                            {"temperature": 0.0, "max_tokens": 1024}), n_items=3)
+    close_all()
+    run = ["run", "--benchmark", "wemath", "--model", "baseline:random", "--db", str(db),
+           "--data-dir", str(data_dir)]
+    ok_run = run + ["--run-id", "r"]
+    cases = {   # expected fragment of the error line -> arguments
+        "--benchmark 'wemth': unknown benchmark (did you mean wemath?)":
+            ["run", "--benchmark", "wemth", "--model", "baseline:random", "--run-id", "r",
+             "--db", str(db)],
+        "--model 'nosuch:x': unknown backend 'nosuch' (available: baseline:random, "
+        "openai:MODEL, anthropic:MODEL, triton:MODEL, replay:FILE)":
+            ok_run[:4] + ["nosuch:x"] + ok_run[5:],
+        "--model 'baseline:clever': the only baseline is baseline:random":
+            ok_run[:4] + ["baseline:clever"] + ok_run[5:],
+        "--model 'openai': expected BACKEND:NAME": ok_run[:4] + ["openai"] + ok_run[5:],
+        "--model 'openai:gpt-4o': no API key: set OPENAI_API_KEY, or create a Prefect Secret "
+        "block named 'openai-api-key'": ok_run[:4] + ["openai:gpt-4o"] + ok_run[5:],
+        "replay file /no/such.json not found": ok_run[:4] + ["replay:/no/such.json"] + ok_run[5:],
+        "--limit -5: must be at least 1": ok_run + ["--limit", "-5"],
+        "--limit 0: must be at least 1": ok_run + ["--limit", "0"],
+        "--concurrency 0: must be at least 1": ok_run + ["--concurrency", "0"],
+        "--concurrency -3: must be at least 1": ok_run + ["--concurrency", "-3"],
+        "--max-cost 0.0: must be above 0": ok_run + ["--max-cost", "0"],
+        "--max-tokens 0: must be at least 1": ok_run + ["--max-tokens", "0"],
+        "--temperature -1.0: must be 0 or more": ok_run + ["--temperature", "-1"],
+        "--request-timeout 0.0: must be above 0": ok_run + ["--request-timeout", "0"],
+        "--run-id '': empty": run + ["--run-id", ""],
+        "--setting 'cot': wemath has plain, kca": ok_run + ["--setting", "cot"],
+        "--judge: wemath is graded by rules only": ok_run + ["--judge", "baseline:random"],
+        f"data directory {tmp_path / 'nowhere'} (from --data-dir) does not exist":
+            run[:-1] + [str(tmp_path / "nowhere"), "--run-id", "r"],
+        "knowledge_structure_nodes.json: file not found (is --data-dir / MATHPROBE_DATA_DIR "
+        "right?)": run[:-1] + [str(tmp_path), "--run-id", "r"],
+        "testmini.json: row 2: field 'question': not valid UTF-8: byte 0xe9":
+            run[:-1] + [str(bad_data), "--run-id", "r"],
+        "run id 'x' already holds other work: it has setting=plain; this call asks for "
+        "setting=kca. Use another --run-id": run + ["--run-id", "x", "--setting", "kca"],
+        f"--db {tmp_path}: is a directory": ["run", "--benchmark", "wemath", "--model",
+                                             "baseline:random", "--run-id", "r", "--db",
+                                             str(tmp_path)],
+        "Invalid value for '--limit'": ok_run + ["--limit", "abc"],
+        "Missing option '--run-id'": run,
+        "No such command 'rnu'": ["rnu"],
+        "nope.duckdb: no such DuckDB file": ["report", "--run-id", "x", "--db",
+                                             str(tmp_path / "nope.duckdb")],
+        "--method 'rogue': conceptmath's contamination probes are rouge, mink or both":
+            ["contamination", "--model", "baseline:random", "--db", str(db), "--method",
+             "rogue"],
+        "--limit -1: must be at least 1": ["classify", "--model", "baseline:random", "--db",
+                                           str(db), "--limit", "-1"],
+    }
+    env = {k: v for k, v in __import__("os").environ.items()
+           if not k.startswith(("OPENAI", "ANTHROPIC", "PREFECT_API"))}
+    env.update(MATHPROBE_DATA_DIR=str(data_dir), PREFECT_HOME=str(tmp_path / "prefect-home"))
+    results = run_driver(list(cases.values()), env)
+    for (expected, args), got in zip(cases.items(), results):
+        lines = [line for line in got["stderr"].splitlines() if line.strip()]
+        assert got["code"] == 2, (args, got)
+        assert len(lines) == 1 and lines[0].startswith("error: "), (args, got["stderr"])
+        assert expected in lines[0], (expected, lines[0])
+        assert not got["prefect"], (args, "imported Prefect before the error")
+    assert not db.with_name("runs.duckdb.wal").exists()       # nothing was written
+
+    # --debug (anywhere on the line) adds the traceback
+    debug = run_driver([ok_run + ["--limit", "0", "--debug"]], env)[0]
+    assert debug["code"] == 2 and "Traceback" in debug["stderr"]
+    assert debug["stderr"].rstrip().splitlines()[-1].startswith("error: --limit 0")
+
+
+def test_sql_on_a_store_another_process_is_writing(tmp_path):
+    db = tmp_path / "busy.duckdb"
+    holder = subprocess.Popen([sys.executable, "-c", "import duckdb, sys, time; "
+                               f"c = duckdb.connect({str(db)!r}); c.execute('CREATE TABLE t (a INT)'); "
+                               "print('ready', flush=True); time.sleep(60)"],
+                              stdout=subprocess.PIPE, text=True)
+    try:
+        assert holder.stdout.readline().strip() == "ready"
+        for args in (["sql", "--db", str(db), "SELECT 1"],
+                     ["report", "--run-id", "x", "--db", str(db)]):
+            started = time.time()
+            done = subprocess.run([sys.executable, "-m", "flows.cli", *args], cwd=REPO,
+                                  capture_output=True, text=True, timeout=60)
+            assert done.returncode == 2, done.stderr
+            lines = done.stderr.strip().splitlines()
+            assert len(lines) == 1 and "Traceback" not in done.stderr
+            assert lines[0] == (f"error: {db} is open for writing in another process (PID "
+                                f"{holder.pid}): wait until it finishes (DuckDB admits one "
+                                "writer per file and no reader beside it)")
+            assert time.time() - started < 60
+    finally:
+        holder.kill()
+        holder.wait()
+
+
+def test_version_and_the_choices_in_help():
+    from importlib.metadata import version
+
+    done = subprocess.run([sys.executable, "-m", "flows.cli", "--version"], cwd=REPO,
+                          capture_output=True, text=True, timeout=60)
+    assert (done.returncode, done.stdout.strip()) == (0, f"mathprobe {version('mathprobe')}")
+    top = subprocess.run([sys.executable, "-m", "flows.cli", "--help"], cwd=REPO,
+                         capture_output=True, text=True, timeout=60, env={
+                             **__import__("os").environ, "COLUMNS": "200"})
+    for code in ("0 completed", "2 user error", "3 incomplete", "4 stopped by --max-cost",
+                 "5 the store could not be written", "130 interrupted"):
+        assert code in " ".join(top.stdout.split())
+    run = subprocess.run([sys.executable, "-m", "flows.cli", "run", "--help"], cwd=REPO,
+                         capture_output=True, text=True, timeout=60,
+                         env={**__import__("os").environ, "COLUMNS": "200"})
+    text = " ".join(run.stdout.split())
+    for choice in ("One of: cmmath, conceptmath, wemath", "baseline:random", "openai:MODEL",
+                   "anthropic:MODEL", "triton:MODEL", "replay:FILE", "wemath: plain, kca",
+                   "conceptmath: zs, zs-cot, fs", "text+ocr/clp", "seeded stratified sample"):
+        assert choice in text, choice

@@ -1,0 +1,102 @@
+"""The team set-up, shared by the tests of this folder: a PostgreSQL server of their own
+(deploy/postgres.sh), a loopback OpenAI-compatible server, and ONE Prefect server with the
+process work pool, the provider limits, the deployments and two workers
+(`deploy/local.sh up --workers 2`), started once and shut down at the end."""
+from __future__ import annotations
+
+import os
+import shutil
+import socket
+import subprocess
+import sys
+import tempfile
+from dataclasses import dataclass
+from pathlib import Path
+
+import pytest
+
+from tests.conftest import REPO
+from tests.support.fake_api import FakeAPI
+
+BIN = Path(sys.executable).parent
+LOCAL = str(REPO / "deploy" / "local.sh")
+POSTGRES = str(REPO / "deploy" / "postgres.sh")
+LAKE_DATABASES = ("lake_writers", "lake_sweep")
+
+
+def free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+@dataclass
+class Postgres:
+    port: int
+
+    def lake(self, database: str) -> str:
+        return f"ducklake:postgres:dbname={database} host=127.0.0.1 port={self.port} user=postgres"
+
+
+@dataclass
+class Team:
+    env: dict[str, str]
+    api: FakeAPI
+    state: Path
+
+    @property
+    def api_url(self) -> str:
+        return self.env["PREFECT_API_URL"]
+
+    def run(self, *args: str, cwd: Path | str = REPO, timeout: float = 240,
+            **env: str) -> subprocess.CompletedProcess:
+        return subprocess.run(list(args), env={**self.env, **env}, cwd=cwd, capture_output=True,
+                              text=True, timeout=timeout)
+
+    def mathprobe(self, *args: str, **kw) -> subprocess.CompletedProcess:
+        return self.run(str(BIN / "mathprobe"), *args, **kw)
+
+    def popen(self, *args: str) -> subprocess.Popen:
+        return subprocess.Popen([str(BIN / "mathprobe"), *args], env=self.env, cwd=REPO,
+                                stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+
+    def worker_logs(self) -> dict[str, str]:
+        return {p.stem: p.read_text() for p in sorted(self.state.glob("worker-*.log"))}
+
+
+@pytest.fixture(scope="session")
+def postgres():
+    """A real PostgreSQL server (Debian's package, `make postgres`) in a temporary folder under
+    /tmp (as root it runs as the `postgres` user, who must reach the folder)."""
+    folder = tempfile.mkdtemp(prefix="mathprobe-pg-")
+    port = free_port()
+    started = subprocess.run([POSTGRES, "start", folder, str(port), *LAKE_DATABASES],
+                             capture_output=True, text=True, timeout=120)
+    assert started.returncode == 0, started.stderr
+    yield Postgres(port)
+    subprocess.run([POSTGRES, "stop", folder], capture_output=True, timeout=60)
+    shutil.rmtree(folder, ignore_errors=True)
+
+
+@pytest.fixture(scope="session")
+def team(tmp_path_factory, data_dir):
+    api = FakeAPI(latency=0.05).start()
+    port = free_port()
+    state = tmp_path_factory.mktemp("prefect")
+    env = {k: v for k, v in os.environ.items()
+           if not k.startswith(("PREFECT_", "MATHPROBE_MAX_CONCURRENCY_", "OPENAI_"))
+           and k != "MATHPROBE_REPO"}
+    env.update(PORT=str(port), STATE_DIR=str(state), PREFECT_HOME=str(state / "home"),
+               PREFECT_API_URL=f"http://127.0.0.1:{port}/api",
+               PREFECT_SERVER_ANALYTICS_ENABLED="false",
+               PREFECT_WORKER_QUERY_SECONDS="1", WORKER_LIMIT="2",
+               OPENAI_BASE_URL=api.openai_url, OPENAI_API_KEY="sk-test-local",
+               MATHPROBE_DATA_DIR=str(data_dir), PYTHONUNBUFFERED="1")
+    up = subprocess.run([LOCAL, "up", "--workers", "2"], env=env, capture_output=True,
+                        text=True, timeout=240)
+    try:
+        assert up.returncode == 0, up.stdout[-2000:] + up.stderr[-3000:]
+        yield Team(env, api, state)
+    finally:
+        subprocess.run([LOCAL, "down"], env=env, capture_output=True, timeout=60)
+        api.stop()

@@ -1,0 +1,101 @@
+"""Many runs at once into one DuckLake store, and reading it while they write."""
+from __future__ import annotations
+
+import json
+import time
+
+from typer.testing import CliRunner
+
+from flows.cli import app
+from tasks.errors import MathprobeError
+from tasks.store import close_all, open_store
+
+# The views a user reads WE-MATH through, compared between the lake and a file; ORDER BY ALL
+# makes the comparison independent of row order. (item_verdicts also carries response ids,
+# which are the store's own: compared without them.)
+VIEWS = {
+    "wemath_four_dimensional": "*", "wemath_step_accuracy": "*",
+    "wemath_category_accuracy": "*", "wemath_concept_accuracy": "*",
+    "wemath_problem_verdicts": "*", "wemath_item_verdicts": "*",
+    "item_verdicts": "* EXCLUDE (response_id)", "run_summary": "*",
+}
+
+
+def view_rows(db: str) -> dict[str, list[tuple]]:
+    store = open_store(db)
+    try:
+        return {v: store.query(f"SELECT {cols} FROM {v} ORDER BY ALL") for v, cols in VIEWS.items()}
+    finally:
+        store.close()
+
+
+def test_four_writers_into_one_lake_store_each_item_exactly_once(team, postgres, tmp_path):
+    """(a) four `mathprobe run` processes into one PostgreSQL-catalogued lake at once, two of
+    them on the same run: every item stored once, and the views equal the same runs in a file."""
+    lake = postgres.lake("lake_writers")
+    runs = ["first", "second", "shared", "shared"]
+    procs = [team.popen("run", "--benchmark", "wemath", "--model", "baseline:random",
+                        "--run-id", run_id, "--db", lake, "--data-path", str(tmp_path / "parquet"),
+                        "--limit", "60", "--json")
+             for run_id in runs]
+    for p in procs:
+        out, errs = p.communicate(timeout=150)
+        assert p.returncode == 0, errs[-3000:]
+        assert json.loads(out)["run"]["n_ok"] == 60
+
+    store = open_store(lake)
+    try:
+        per_run = store.query("SELECT run_id, count(*), count(DISTINCT item_id) FROM responses "
+                              "GROUP BY run_id ORDER BY run_id")
+        assert per_run == [("first", 60, 60), ("second", 60, 60), ("shared", 60, 60)]
+        assert store.query("SELECT count(DISTINCT response_id), count(*) FROM responses") == [(180, 180)]
+        assert store.query("SELECT count(*), count(DISTINCT (run_id, item_id, grader)) "
+                           "FROM verdicts") == [(180, 180)]
+        assert store.query("SELECT count(*) FROM items WHERE benchmark = 'wemath'") == [(1740,)]
+    finally:
+        store.close()
+
+    copied = team.mathprobe("store", "copy", lake, str(tmp_path / "same.duckdb"))
+    assert copied.returncode == 0, copied.stderr
+    lake_views, file_views = view_rows(lake), view_rows(str(tmp_path / "same.duckdb"))
+    assert lake_views["wemath_four_dimensional"]              # not comparing nothing
+    for view in VIEWS:
+        assert lake_views[view] == file_views[view], view
+    # the chance baseline answers an item the same way in every run
+    four = {r[0]: r[2:] for r in lake_views["wemath_four_dimensional"]}
+    assert four["first"] == four["second"] == four["shared"]
+
+
+def test_report_and_sql_read_while_a_run_writes(team, tmp_path):
+    """(b) `report` and `sql` on a SQLite-catalogued lake while a run writes to it."""
+    lake = f"ducklake:sqlite:{tmp_path / 'lake.sqlite'}"
+    team.api.latency = 0.1
+    try:
+        writer = team.popen("run", "--benchmark", "wemath", "--model", "openai:gpt-4o-mini",
+                            "--run-id", "live", "--db", lake, "--limit", "60",
+                            "--concurrency", "2")
+        partial = None
+        deadline = time.monotonic() + 60
+        while partial is None and time.monotonic() < deadline and writer.poll() is None:
+            got = CliRunner().invoke(app, ["report", "--db", lake, "--run-id", "live", "--json"])
+            if got.exit_code == 0:
+                report = json.loads(got.stdout)
+                if 0 < report["run"]["n_responses"] < 60:
+                    partial = report
+            else:                           # only "not created yet" is acceptable
+                assert isinstance(got.exception, MathprobeError), got.output
+                assert "no run 'live'" in str(got.exception) or "no such" in str(got.exception)
+            time.sleep(0.3)
+        assert partial is not None, "never saw the run half-written"
+    # (the run has stored some answers and not all: the reader saw a consistent snapshot)
+        assert partial["run"]["status"] == "running"
+        counted = CliRunner().invoke(app, ["sql", "--db", lake, "SELECT count(*) FROM responses"])
+        assert counted.exit_code == 0, counted.output
+        out, errs = writer.communicate(timeout=120)
+        assert writer.returncode == 0, errs[-3000:]
+    finally:
+        team.api.latency = 0.05
+    close_all()                   # the test's own reader: reopen to see the final state
+    final = json.loads(CliRunner().invoke(app, ["report", "--db", lake, "--run-id", "live",
+                                                "--json"]).stdout)
+    assert final["run"]["status"] == "completed" and final["run"]["n_ok"] == 60

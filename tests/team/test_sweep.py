@@ -1,0 +1,93 @@
+"""(c) a sweep fanned out over both workers; (d) the provider's global limit across them."""
+from __future__ import annotations
+
+import json
+import re
+
+import pytest
+from prefect.client.orchestration import get_client
+from prefect.client.schemas.filters import FlowRunFilter, FlowRunFilterName
+from prefect.settings import PREFECT_API_URL, temporary_settings
+
+from tasks.store import open_store
+from tests.team.conftest import BIN
+
+MODELS = ["baseline:random", "openai:gpt-4o-mini"]
+BENCHMARKS = ["wemath", "conceptmath"]
+LIMIT = 30
+
+
+@pytest.fixture(scope="module")
+def sweep(team, postgres, tmp_path_factory):
+    """One sweep of 2 models x 2 benchmarks, with the OpenAI limit set to 2 slots for all
+    workers together (each worker alone would allow 256)."""
+    made = team.run(str(BIN / "python"), "-m", "tasks.runs.limits",
+                    MATHPROBE_MAX_CONCURRENCY_OPENAI="2")
+    assert made.returncode == 0 and "mathprobe-openai: 2" in made.stdout, made.stderr
+    team.api.peak_in_flight = 0
+    served_before = team.api.served
+    lake = postgres.lake("lake_sweep")
+    params = {"models": MODELS, "benchmarks": BENCHMARKS, "sweep_id": "grid", "db": lake,
+              "data_path": str(tmp_path_factory.mktemp("sweep-parquet")), "limit": LIMIT,
+              "concurrency": 8, "poll_s": 1}
+    done = team.run(str(BIN / "prefect"), "deployment", "run", "eval/sweep",
+                    "--params", json.dumps(params), "--watch", "--watch-timeout", "240",
+                    timeout=300)
+    try:
+        yield {"done": done, "lake": lake, "served": team.api.served - served_before,
+               "peak": team.api.peak_in_flight}
+    finally:
+        team.run(str(BIN / "python"), "-m", "tasks.runs.limits")      # back to the default
+
+
+def _children(team) -> list:
+    with temporary_settings({PREFECT_API_URL: team.api_url}):
+        with get_client(sync_client=True) as client:
+            return client.read_flow_runs(flow_run_filter=FlowRunFilter(
+                name=FlowRunFilterName(like_="grid-")))
+
+
+def test_sweep_runs_every_cell_across_both_workers(team, sweep):
+    assert sweep["done"].returncode == 0, sweep["done"].stdout[-3000:] + sweep["done"].stderr[-2000:]
+    assert "Completed" in sweep["done"].stdout
+    children = _children(team)
+    assert sorted(c.name for c in children) == sorted(
+        f"grid-{b}-{m.replace(':', '-')}-{s}" for b, s in (("wemath", "plain"), ("conceptmath", "zs"))
+        for m in MODELS)
+    assert all(c.state.is_completed() for c in children)
+    # each child was picked up by a worker; both workers took some
+    logs = team.worker_logs()
+    took = {name: {str(c.id) for c in children if str(c.id) in log} for name, log in logs.items()}
+    assert set().union(*took.values()) == {str(c.id) for c in children}
+    assert all(took.values()), took
+
+    store = open_store(sweep["lake"])
+    try:
+        rows = store.query("SELECT run_id, status, n_items = n_ok FROM run_summary ORDER BY run_id")
+    finally:
+        store.close()
+    assert [r[0] for r in rows] == sorted(c.name for c in children)
+    assert all(status == "completed" and complete for _, status, complete in rows)
+
+
+def test_the_provider_limit_holds_across_workers(team, sweep):
+    """Both OpenAI cells (8 requests in flight each, on their own workers) together never had
+    more than the limit's 2 requests at the server."""
+    assert sweep["done"].returncode == 0
+    assert sweep["served"] >= 2 * (LIMIT - 3)          # both OpenAI cells asked their items
+    assert sweep["peak"] == 2, sweep["peak"]
+
+
+def test_the_sweep_publishes_each_cells_figures(team, sweep):
+    from prefect.client.schemas.filters import ArtifactFilter, ArtifactFilterKey
+
+    with temporary_settings({PREFECT_API_URL: team.api_url}):
+        with get_client(sync_client=True) as client:
+            arts = client.read_artifacts(artifact_filter=ArtifactFilter(
+                key=ArtifactFilterKey(any_=["sweep-grid"])))
+    assert arts
+    table = arts[0].data if isinstance(arts[0].data, list) else json.loads(arts[0].data)
+    cells = {(r["benchmark"], r["model"]) for r in table}
+    assert cells == {(b, m) for b in BENCHMARKS for m in MODELS}
+    assert any(r["figure"] == "score (strict)" and re.match(r"\d+\.\d\d$", r["value"])
+               for r in table)
