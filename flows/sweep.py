@@ -144,7 +144,8 @@ def sweep_flow(models: list[str] | None = None, benchmarks: list[str] | None = N
     runs = _wait(runs, poll_s)
     states = {run_id: fr.state.name for run_id, fr in runs.items()}
     publish_table(db, data_path, cells, states, sweep_id)
-    failed = {r: s for r, s in states.items() if s != "Completed"}
+    # by the state's type: an eval run's Completed state is named after its headline figure
+    failed = {r: states[r] for r, fr in runs.items() if not fr.state.is_completed()}
     if failed:
         raise MathprobeError(f"sweep {sweep_id}: {len(failed)} of {len(cells)} cells did not "
                              f"complete: {failed}")

@@ -51,9 +51,13 @@ def test_sweep_runs_every_cell_across_both_workers(team, sweep):
     assert sweep["done"].returncode == 0, sweep["done"].stdout[-3000:] + sweep["done"].stderr[-2000:]
     assert "Completed" in sweep["done"].stdout
     children = _children(team)
+    run_ids = sorted(f"grid-{b}-{m.replace(':', '-')}-{s}"
+                     for b, s in (("wemath", "plain"), ("conceptmath", "zs")) for m in MODELS)
+    # an eval run is named {benchmark}:{model}:{run_id} (issue 11), the sweep's cells too
     assert sorted(c.name for c in children) == sorted(
-        f"grid-{b}-{m.replace(':', '-')}-{s}" for b, s in (("wemath", "plain"), ("conceptmath", "zs"))
-        for m in MODELS)
+        f"{r.split('-')[1]}:{c.parameters['model']}:{r}" for r in run_ids
+        for c in children if c.parameters["run_id"] == r)
+    assert sorted(c.parameters["run_id"] for c in children) == run_ids
     assert all(c.state.is_completed() for c in children)
     # each child was picked up by a worker; both workers took some
     logs = team.worker_logs()
@@ -66,7 +70,7 @@ def test_sweep_runs_every_cell_across_both_workers(team, sweep):
         rows = store.query("SELECT run_id, status, n_items = n_ok FROM run_summary ORDER BY run_id")
     finally:
         store.close()
-    assert [r[0] for r in rows] == sorted(c.name for c in children)
+    assert [r[0] for r in rows] == run_ids
     assert all(status == "completed" and complete for _, status, complete in rows)
 
 
