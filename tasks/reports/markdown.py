@@ -10,7 +10,7 @@ from typing import Any
 
 from tasks import registry
 from tasks.reports import compare
-from tasks.reports.format import fmt_interval, fmt_value, is_percent
+from tasks.reports.format import fmt_diff, fmt_interval, fmt_p, fmt_value, is_percent
 from tasks.store import Store
 
 N_WEAKEST = 10
@@ -97,3 +97,40 @@ def run_markdown(store: Store, report: dict[str, Any], *, html: str | None = Non
         lines.append(f"Not written by this run; make it with `{html_hint}`." if html_hint else
                      "Not written by this run.")
     return "\n".join(lines) + "\n", (f"{head[0]} {head[1]}" if head else None)
+
+
+def comparison_markdown(result: compare.ComparisonResult, title: str, html_hint: str = "") -> str:
+    """Runs side by side as Markdown (e.g. a sweep's Prefect artifact): per benchmark its
+    tables, each cell `value [95% interval] n`, and the differences from its first run with
+    their p-values (* where significant)."""
+    lines = [f"# {title}", "",
+             f"Every figure with its 95% bootstrap interval ({result.resamples} resamples) and n; "
+             "differences are each run minus the benchmark's first, * = p < 0.05."]
+    for b in result.benchmarks:
+        lines += ["", f"## {b.title}"]
+        for t in b.tables:
+            runs = b.table_runs(t)
+            if t.detail or t.rows != "run" or not runs:
+                continue
+            lines += ["", f"### {t.title}", "",
+                      "| run | " + " | ".join(_md(s.label) for s in t.stats) + " |",
+                      "|---|" + "---:|" * len(t.stats)]
+            for r in runs:
+                f = b.figures.get(r["run_id"], {})
+                cells = [(f"{fmt_value(e.value, s.fmt)} {fmt_interval(e.ci_low, e.ci_high, s.fmt)}"
+                          f" n={e.n}") if (e := f.get(s.key)) else "-" for s in t.stats]
+                lines.append(f"| `{r['run_id']}` ({_md(r['model'])}, {r['setting']}) | "
+                             + " | ".join(cells) + " |")
+        fmts = {s.key: s for t in b.tables for s in t.stats}
+        diffs = [d for d in b.differences if d.stat in fmts]
+        if diffs:
+            lines += ["", f"### Differences from `{b.baseline}`", "",
+                      "| run | figure | difference | 95% interval | p | test |",
+                      "|---|---|---:|---:|---:|---|"]
+            lines += [f"| `{d.run_b}` | {_md(fmts[d.stat].label)} | "
+                      f"{fmt_diff(d.diff, fmts[d.stat].fmt)}{'*' if d.significant else ''} | "
+                      f"{fmt_interval(d.ci_low, d.ci_high, fmts[d.stat].fmt)} | "
+                      f"{fmt_p(d.p_value)} | {d.test} |" for d in diffs]
+    if html_hint:
+        lines += ["", f"Plots, every figure and an item browser: `{html_hint}`"]
+    return "\n".join(lines) + "\n"

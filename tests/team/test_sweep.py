@@ -95,3 +95,12 @@ def test_the_sweep_publishes_each_cells_figures(team, sweep):
     assert cells == {(b, m) for b in BENCHMARKS for m in MODELS}
     assert any(r["figure"] == "score (strict)" and re.match(r"\d+\.\d\d$", r["value"])
                for r in table)
+    # and the cells compared, with intervals and the differences from the first cell
+    with temporary_settings({PREFECT_API_URL: team.api_url}):
+        with get_client(sync_client=True) as client:
+            (compared,) = client.read_artifacts(artifact_filter=ArtifactFilter(
+                key=ArtifactFilterKey(any_=["sweep-grid-compare"])))
+    text = compared.data
+    assert "## WE-MATH" in text and "## ConceptMath" in text
+    assert "### Differences from `grid-wemath-baseline-random-plain`" in text
+    assert "`grid-conceptmath-openai-gpt-4o-mini-zs`" in text and "n=" in text
