@@ -11,7 +11,6 @@ writing the file). Target: seconds, not minutes.
 from __future__ import annotations
 
 import argparse
-import json
 import statistics
 import sys
 import tempfile
@@ -20,9 +19,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from benchmarks.wemath_views import fake_results  # noqa: E402
-from tasks import runs  # noqa: E402
-from tasks.benchmarks import wemath  # noqa: E402
+from benchmarks.wemath_views import import_runs  # noqa: E402
 from tasks.registry import resolve_data_dir  # noqa: E402
 from tasks.reports import compare, html  # noqa: E402
 from tasks.store import Store  # noqa: E402
@@ -36,17 +33,11 @@ def main() -> None:
     ap.add_argument("--keep", default=None, help="also write the last HTML report here")
     args = ap.parse_args()
     data_dir = resolve_data_dir(args.data_dir)
-    rows = json.loads((data_dir / "wemath" / "testmini.json").read_text())
 
     with tempfile.TemporaryDirectory() as tmp:
         store = Store(Path(tmp) / "bench.duckdb")
         started = time.perf_counter()
-        ids = []
-        for r in range(args.runs):
-            f = Path(tmp) / f"run{r}.json"
-            f.write_text(json.dumps(fake_results(rows, r)))
-            ids.append(f"run{r:03d}")
-            runs.import_official(store, wemath.benchmark, data_dir, f, ids[-1])
+        ids = import_runs(store, data_dir, Path(tmp), args.runs)
         (n,), = store.query("SELECT count(*) FROM responses")
         print(f"imported {args.runs} runs, {n} responses in {time.perf_counter() - started:.1f} s")
 
