@@ -8,7 +8,7 @@ STAMP := $(VENV)/.installed
 MATHPROBE_DATA_DIR ?= $(abspath $(firstword $(wildcard ../shared/data /work/shared/data) ../shared/data))
 export MATHPROBE_DATA_DIR
 
-.PHONY: install demo test bench clean postgres
+.PHONY: install demo test bench clean postgres chromium
 
 # PostgreSQL server binaries for the DuckLake / Prefect-on-PostgreSQL tests (deploy/postgres.sh
 # starts a server of their own): Debian's `postgresql` package, installed when none is there.
@@ -17,6 +17,13 @@ postgres:
 	@ls /usr/lib/postgresql/*/bin/pg_ctl >/dev/null 2>&1 || command -v pg_ctl >/dev/null 2>&1 || \
 	  { $(SUDO) apt-get update -qq && DEBIAN_FRONTEND=noninteractive $(SUDO) apt-get install -y -qq \
 	      --no-install-recommends postgresql >/dev/null; }
+
+# The HTML report is tested in a real browser: Debian's chromium, driven by playwright (never
+# `playwright install`, which downloads). Installed when it is not there.
+chromium:
+	@test -x /usr/bin/chromium || \
+	  { $(SUDO) apt-get update -qq && DEBIAN_FRONTEND=noninteractive $(SUDO) apt-get install -y -qq \
+	      --no-install-recommends chromium >/dev/null; }
 
 $(STAMP): pyproject.toml constraints.txt
 	test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
@@ -29,12 +36,13 @@ install: $(STAMP)
 demo: $(STAMP)
 	$(BIN)/mathprobe demo
 
-test: $(STAMP) postgres
+test: $(STAMP) postgres chromium
 	$(BIN)/python -m pytest -q
 
 bench: $(STAMP) postgres
 	$(BIN)/python benchmarks/wemath_views.py
 	$(BIN)/python benchmarks/lake.py
+	$(BIN)/python benchmarks/report_build.py
 
 clean:
 	rm -rf $(VENV) *.egg-info .pytest_cache

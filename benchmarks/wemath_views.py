@@ -41,6 +41,18 @@ def fake_results(rows: list[dict], seed: int) -> list[dict]:
     return out
 
 
+def import_runs(store: Store, data_dir: Path, tmp: Path, n_runs: int) -> list[str]:
+    """`n_runs` testmini-sized response sets (fake_results) imported through the real path."""
+    rows = json.loads((data_dir / "wemath" / "testmini.json").read_text())
+    ids = []
+    for r in range(n_runs):
+        f = Path(tmp) / f"run{r}.json"
+        f.write_text(json.dumps(fake_results(rows, r)))
+        ids.append(f"run{r:03d}")
+        runs.import_official(store, wemath.benchmark, data_dir, f, ids[-1])
+    return ids
+
+
 def main() -> None:
     ap = argparse.ArgumentParser()
     ap.add_argument("--runs", type=int, default=100)
@@ -48,15 +60,11 @@ def main() -> None:
     ap.add_argument("--data-dir", default=None)
     args = ap.parse_args()
     data_dir = resolve_data_dir(args.data_dir)
-    rows = json.loads((data_dir / "wemath" / "testmini.json").read_text())
 
     with tempfile.TemporaryDirectory() as tmp:
         store = Store(Path(tmp) / "bench.duckdb")
         started = time.perf_counter()
-        for r in range(args.runs):
-            f = Path(tmp) / f"run{r}.json"
-            f.write_text(json.dumps(fake_results(rows, r)))
-            runs.import_official(store, wemath.benchmark, data_dir, f, f"run{r:03d}")
+        import_runs(store, data_dir, Path(tmp), args.runs)
         load_s = time.perf_counter() - started
         (n,), = store.query("SELECT count(*) FROM responses")
         print(f"imported {args.runs} runs, {n} responses in {load_s:.1f} s "

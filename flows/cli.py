@@ -20,6 +20,7 @@ import typer
 from rich.console import Console
 from rich.text import Text
 
+from flows import results_cli
 from flows.exits import (EXIT_CODES, quiet_user_error_tracebacks, release_frames,
                          run_exit_code)
 from tasks.errors import Exit, MathprobeError
@@ -89,6 +90,8 @@ RunId = Annotated[str, typer.Option("--run-id", help="Run id; reuse it to resume
 Benchmark = Annotated[str, typer.Option("--benchmark", help=f"One of: {BENCHMARKS_HELP}.")]
 
 DEMO_DB = "out/demo.duckdb"
+
+app.command("compare")(results_cli.compare)
 
 
 @app.command("import")
@@ -215,18 +218,37 @@ def progress_bar():
 
 @app.command()
 def report(
-    run_id: RunId,
     db: Db,
+    run_id: Annotated[Optional[str], typer.Option("--run-id", help="The run to report.")] = None,
     grader: Annotated[Optional[str], typer.Option("--grader")] = None,
     as_json: Annotated[bool, typer.Option("--json", help="Print the report as JSON.")] = False,
+    html: Annotated[Optional[Path], typer.Option(
+        "--html", help="Write a self-contained HTML report (plots, intervals, glossary, item "
+        "browser) to this file.")] = None,
+    runs: Annotated[Optional[str], typer.Option(
+        "--runs", help="With --html: the runs to compare, A,B,... (the first is the "
+        "baseline).")] = None,
+    figures: Annotated[Optional[Path], typer.Option(
+        "--figures", help="With --html: also write each plot as PNG and SVG here.")] = None,
+    data_dir: DataDir = None,
 ) -> None:
-    """Print the paper-style tables of a stored run."""
+    """Print the paper-style tables of a stored run, or write the HTML report of one run or
+    several (--html FILE [--runs A,B,...])."""
     from tasks import reports
     from tasks.store import open_store
     from tasks.store.location import parse
 
     if not parse(db).exists():
         raise MathprobeError(f"{db}: no such DuckDB file")
+    if html is not None:
+        from flows.results_cli import write_html
+
+        write_html(db, run_id, runs, html, grader=grader, figures=figures, data_dir=data_dir)
+        return
+    if runs or figures:
+        raise MathprobeError("--runs and --figures go with --html FILE")
+    if run_id is None:
+        raise MathprobeError("name the run: --run-id ID (or --html FILE --runs A,B,...)")
     store = open_store(db, read_only=True)      # writes nothing: a read-only or full disk is fine
     if store.stale_views:
         err.print(Text(f"note: {db} holds views of an older mathprobe and cannot be written "
@@ -236,7 +258,8 @@ def report(
 
 @app.command()
 def sql(
-    query: Annotated[str, typer.Argument(help="SQL to run, e.g. 'FROM wemath_four_dimensional'.")],
+    query: Annotated[str, typer.Argument(help="SQL to run, e.g. 'FROM wemath_four_dimensional', "
+                                         "or COPY (FROM view) TO 'file.csv' to export.")],
     db: Db,
 ) -> None:
     """Query the store read-only (the same as the duckdb CLI, without installing it)."""
@@ -254,7 +277,9 @@ def sql(
     else:
         con = connect(loc.target, read_only=True)   # another process writing it: one clear line
     try:
-        con.sql(query).show(max_width=10_000, max_rows=200)
+        rel = con.sql(query)
+        if rel is not None:              # None: a statement with no result, e.g. COPY ... TO
+            rel.show(max_width=10_000, max_rows=200)
     except duckdb.Error as exc:
         raise MathprobeError(f"query failed: {' '.join(str(exc).split())}") from None
     finally:

@@ -4,6 +4,7 @@ RUNNING."""
 from __future__ import annotations
 
 import functools
+import inspect
 import threading
 from collections.abc import Callable
 from typing import Any
@@ -28,6 +29,10 @@ def fail_cleanly(fn: Callable[..., Any]) -> Callable[..., Any]:
             from prefect.states import Failed
 
             return Failed(message=str(exc), data=exc)
+    # the parameters' types resolved where `fn` is defined: Prefect validates the wrapper's
+    # parameters in this module's namespace, which lacks the names a flow's module imports
+    # (e.g. its parameter types with their choices)
+    wrapper.__signature__ = inspect.signature(fn, eval_str=True)
     return wrapper
 
 

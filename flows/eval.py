@@ -6,15 +6,14 @@ that already have an answer are not asked again.
 """
 from __future__ import annotations
 
-import re
 from dataclasses import dataclass
 from typing import Any
 
 from prefect import flow, get_run_logger, task
-from prefect.artifacts import create_table_artifact
 from prefect.cache_policies import NO_CACHE
 from prefect.task_runners import ThreadPoolTaskRunner
 
+from flows.artifacts import BenchmarkParam, ProgressArtifact, SettingParam, flow_run_name, publish
 from flows.common import LogProgress, current_flow_run_id, fail_cleanly, repair_dead_runs
 from tasks import registry, reports
 from tasks.backends import get_backend, parse_spec
@@ -149,25 +148,17 @@ def judge_task(cfg: RunConfig, judge: str, retry_failed: bool, in_flight: int) -
     return result
 
 
-def _publish(report: dict[str, Any]) -> None:
-    run = report["run"]
-    key = re.sub(r"[^a-z0-9-]+", "-", f"report-{run['run_id']}".lower())[:100]
-    create_table_artifact(key=key, table=reports.artifact_rows(report),
-                          description=f"mathprobe report for run {run['run_id']} "
-                                      f"({run['benchmark']}, {run['model']})")
-
-
-@flow(name="eval", log_prints=True,
+@flow(name="eval", log_prints=True, flow_run_name=flow_run_name,
       task_runner=ThreadPoolTaskRunner(max_workers=SHARD_WORKERS))
 @fail_cleanly
-def eval_flow(benchmark: str, model: str = "baseline:random",
-              setting: str | None = None, run_id: str | None = None,
+def eval_flow(benchmark: BenchmarkParam, model: str = "baseline:random",
+              setting: SettingParam = None, run_id: str | None = None,
               db: str = "mathprobe.duckdb", data_dir: str | None = None,
               limit: int | None = None, concurrency: int = 16, retry_failed: bool = False,
               max_cost: float | None = None, temperature: float | None = None,
               max_tokens: int | None = None, request_timeout: float | None = None,
               triton_url: str | None = None, judge: str | None = None,
-              data_path: str | None = None) -> dict[str, Any]:
+              data_path: str | None = None, html_report: str | None = None) -> dict[str, Any]:
     """Evaluate `model` on `benchmark`, store every response in `db`, return the report.
 
     `db` is a DuckDB file or a shared DuckLake store (`ducklake:sqlite:FILE`,
@@ -177,6 +168,30 @@ def eval_flow(benchmark: str, model: str = "baseline:random",
     `max_cost` (USD) stops issuing requests once the run has spent that much; `triton_url`
     (HOST:PORT, default $MATHPROBE_TRITON_URL) is where `triton:` models are served; `judge`
     (BACKEND:NAME) grades what the rules leave undecided, where the benchmark has a judge.
+
+    Args:
+        benchmark: The benchmark, one of those registered (plug-ins included).
+        setting: Prompt setting (empty: the benchmark's default); the choices are every
+            benchmark's settings, and a setting the chosen benchmark lacks is refused.
+        model: BACKEND:NAME of the model: baseline:random, openai:MODEL, anthropic:MODEL,
+            triton:MODEL, replay:FILE.
+        run_id: Run id; the same id resumes the run (default: benchmark-model-setting).
+        db: The store: a DuckDB file (an absolute path on the worker) or a shared DuckLake
+            store, ducklake:sqlite:FILE or ducklake:postgres:dbname=... host=...
+        data_dir: Folder holding one folder per benchmark (default: $MATHPROBE_DATA_DIR).
+        limit: Evaluate about N questions (a seeded sample, whole WE-MATH problems; empty: all).
+        concurrency: Requests in flight at most.
+        retry_failed: Re-ask only the calls that failed before (infra_failed).
+        max_cost: Stop issuing requests once the run has cost this much (USD).
+        temperature: Sampling temperature (empty: the paper's).
+        max_tokens: Most new tokens per answer (empty: the paper's).
+        request_timeout: Seconds per attempt of a request.
+        triton_url: HOST:PORT of the Triton gRPC endpoint, for triton: models.
+        judge: BACKEND:NAME of a judge for what the rules leave undecided (CMMaTH).
+        data_path: Where a new DuckLake store keeps its Parquet files (a folder or an object
+            store URL).
+        html_report: Write the run's HTML report to this file; 'auto': beside the store's
+            file, in <file stem>-reports/<run id>.html; empty: none.
     """
     plan = preflight.check_eval(              # the command line ran these before Prefect
         benchmark=benchmark, model=model, setting=setting, run_id=run_id, db=db,
@@ -196,6 +211,8 @@ def eval_flow(benchmark: str, model: str = "baseline:random",
         todo = prepare_task(cfg, limit, retry_failed)
         budget = _BUDGETS[cfg.run_id] = Budget(max_cost, store.spent(cfg.run_id))
         progress.emit("start", cfg.run_id, total=len(todo))
+        shown = ProgressArtifact(cfg.run_id, cfg.db, len(todo))    # the UI's progress bar
+        progress.subscribe(shown)
         try:
             futures = [respond_shard.submit(cfg, s, concurrency, max_cost)
                        for s in shard(todo, SHARD_WORKERS)]
@@ -211,6 +228,8 @@ def eval_flow(benchmark: str, model: str = "baseline:random",
                 store.finish_run(cfg.run_id, "interrupted")
             raise
         finally:
+            progress.unsubscribe(shown)
+            shown.close()
             _BUDGETS.pop(cfg.run_id, None)
             runtime.run(runtime.close_backend(cfg.run_id))
     run = store.run(cfg.run_id)
@@ -225,5 +244,4 @@ def eval_flow(benchmark: str, model: str = "baseline:random",
         status = "completed" if run["n_infra_failed"] == 0 else "incomplete"
     store.finish_run(cfg.run_id, status)
     report = reports.build(store, cfg.run_id)
-    _publish(report)
-    return report
+    return publish(store, report, cfg.db, html_report)

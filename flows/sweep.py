@@ -144,7 +144,8 @@ def sweep_flow(models: list[str] | None = None, benchmarks: list[str] | None = N
     runs = _wait(runs, poll_s)
     states = {run_id: fr.state.name for run_id, fr in runs.items()}
     publish_table(db, data_path, cells, states, sweep_id)
-    failed = {r: s for r, s in states.items() if s != "Completed"}
+    # by the state's type: an eval run's Completed state is named after its headline figure
+    failed = {r: states[r] for r, fr in runs.items() if not fr.state.is_completed()}
     if failed:
         raise MathprobeError(f"sweep {sweep_id}: {len(failed)} of {len(cells)} cells did not "
                              f"complete: {failed}")
@@ -153,7 +154,7 @@ def sweep_flow(models: list[str] | None = None, benchmarks: list[str] | None = N
 
 def publish_table(db: str, data_path: str | None, cells: list[Cell], states: dict[str, str],
                   sweep_id: str) -> None:
-    """The sweep's table artifact (until `mathprobe compare` exists): every cell's figures."""
+    """The sweep's table artifact: every cell's figures; then the cells compared."""
     from tasks.reports.sweep import cell_rows
     from tasks.store import open_store
 
@@ -162,3 +163,27 @@ def publish_table(db: str, data_path: str | None, cells: list[Cell], states: dic
     key = "".join(ch if ch.isalnum() else "-" for ch in f"sweep-{sweep_id}".lower())[:100]
     create_table_artifact(key=key, table=rows,
                           description=f"mathprobe sweep {sweep_id}: each cell's figures")
+    publish_comparison(db, data_path, cells, sweep_id, key)
+
+
+def publish_comparison(db: str, data_path: str | None, cells: list[Cell], sweep_id: str,
+                       key: str) -> None:
+    """The cells side by side (`mathprobe compare`): a Markdown artifact `<key>-compare`."""
+    from prefect.artifacts import create_markdown_artifact
+
+    from tasks.reports import compare, markdown
+    from tasks.store import open_store
+
+    store = open_store(db, data_path)
+    ids = [r for (r,) in store.query("SELECT run_id FROM runs WHERE list_contains(?, run_id)",
+                                     [[c.run_id for c in cells]])]
+    if not ids:
+        return
+    ordered = [c.run_id for c in cells if c.run_id in ids]
+    text = markdown.comparison_markdown(
+        compare.compare(store, ordered), f"Sweep {sweep_id}: the cells compared",
+        html_hint=f"mathprobe report --db '{db}' --html {sweep_id}.html --runs "
+                  + ",".join(ordered))
+    create_markdown_artifact(key=f"{key}-compare", markdown=text,
+                             description=f"mathprobe sweep {sweep_id}: the cells compared, "
+                                         "with intervals and paired tests")

@@ -125,3 +125,23 @@ def test_the_core_was_not_changed_for_it(arith):
     assert core and not [p for p in core if "arith" in p.read_text().lower()]
     assert not (REPO / "tasks" / "benchmarks" / "arith").exists()
     assert "arith" not in (REPO / "pyproject.toml").read_text()
+
+
+@pytest.mark.usefixtures("prefect_harness")
+def test_compared_and_reported_with_the_default_accuracy_table(arith, arith_data, tmp_path, db):
+    """A benchmark that names no Comparison still appears in `compare` and the HTML report:
+    its accuracy over all items, with an interval, from the core's item_figure_units."""
+    from flows.eval import eval_flow
+    from tasks.reports import compare, html
+    from tasks.store import open_store
+
+    replay = replay_file(tmp_path / "answers.json", arith_data)
+    eval_flow(benchmark="arith", model=f"replay:{replay}", run_id="toy", db=str(db),
+              data_dir=str(arith_data))
+    (b,) = compare.compare(open_store(db), ["toy"]).benchmarks
+    assert [t.key for t in b.tables] == ["accuracy"] and b.plots == []
+    e = b.figures["toy"]["all"]
+    assert (e.value, e.n, e.count) == (0.5, 12, 6) and e.ci_low < 0.5 < e.ci_high
+    info = html.write(open_store(db), ["toy"], tmp_path / "toy.html", data_dir=arith_data)
+    page = (tmp_path / "toy.html").read_text()
+    assert info["items"] == 12 and "Arith" in page and 'data-stat="all"' in page

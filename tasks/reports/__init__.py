@@ -1,5 +1,8 @@
 """Reports of stored runs: the common run summary and each benchmark's paper-style tables
-(`summary`), and the formatting the benchmarks' reports share (`format`)."""
+(`summary`), the formatting the reports share (`format`); comparisons of runs with bootstrap
+intervals and paired tests (`compare`, over `units` with `stats`, shown by `compare_render`),
+the self-contained HTML report (`html`, `plots`, `glossary`) and the Markdown of the Prefect
+artifact (`markdown`)."""
 from tasks.reports.format import pct
 from tasks.reports.summary import artifact_rows, build, print_report, render
 

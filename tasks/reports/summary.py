@@ -14,12 +14,18 @@ from tasks.errors import MathprobeError
 from tasks.store import Store
 
 
-def build(store: Store, run_id: str, grader: str | None = None) -> dict[str, Any]:
+def find_run(store: Store, run_id: str) -> dict[str, Any]:
+    """The run's `run_summary` row; a MathprobeError listing the store's runs if there is none."""
     run = store.run(run_id)
     if run is None:
         known = [r[0] for r in store.query("SELECT run_id FROM runs ORDER BY started_at")]
         raise MathprobeError(f"no run {run_id!r} in {store.path}"
                              + (f"; runs there: {', '.join(known)}" if known else "; it holds no runs"))
+    return run
+
+
+def build(store: Store, run_id: str, grader: str | None = None) -> dict[str, Any]:
+    run = find_run(store, run_id)
     bench = registry.get(run["benchmark"])
     summary = {k: run[k] for k in ("run_id", "benchmark", "model", "backend", "setting", "status",
                                    "n_items", "n_responses", "n_not_asked", "n_ok", "n_missing",
@@ -31,13 +37,7 @@ def build(store: Store, run_id: str, grader: str | None = None) -> dict[str, Any
         # that left this run running is gone (its next write open records 'interrupted')
         summary["status"] = "interrupted"
     summary["priced"] = prices.is_priced(run["model"])
-    if grader is None:        # a judged run reports its cascade; an imported run the verdicts its
-        # file carried (e.g. the authors' judge); otherwise the first rule grader
-        cascades = [g for (g,) in store.query("SELECT DISTINCT grader FROM verdicts WHERE run_id "
-                                               "= ? AND grader LIKE 'cascade:%' ORDER BY 1", [run_id])]
-        imported = store.query("SELECT CAST(params->'imported_verdicts'->>0 AS VARCHAR) "
-                               "FROM runs WHERE run_id = ?", [run_id])[0][0]
-        grader = cascades[0] if cascades else imported or bench.graders[0]
+    grader = grader or default_grader(store, run_id, bench.graders)
     judges = store.query_dicts(
         "SELECT run_id, model, n_items, n_ok, n_judge_failed, n_infra_failed, input_tokens, "
         "output_tokens, cost_usd FROM run_summary WHERE starts_with(run_id, ?) ORDER BY run_id",
@@ -69,6 +69,23 @@ def failure_lines(failures: list[dict[str, Any]], total: int) -> list[str]:
     if total > shown:
         lines.append(f"... and {total - shown} more failure(s) with other reasons")
     return lines
+
+
+def default_grader(store: Store, run_id: str, graders: tuple[str, ...]) -> str:
+    """The grader a run is reported under: a judged run's cascade; an imported run the verdicts
+    its file carried (e.g. the authors' judge); otherwise its benchmark's first rule grader."""
+    return default_graders(store, {run_id: graders})[run_id]
+
+
+def default_graders(store: Store, runs: dict[str, tuple[str, ...]]) -> dict[str, str]:
+    """`default_grader` of many runs (run id -> its benchmark's graders) in one query each."""
+    ids = list(runs)
+    cascades = dict(store.query("SELECT run_id, min(grader) FROM verdicts WHERE "
+                                "list_contains(?, run_id) AND grader LIKE 'cascade:%' "
+                                "GROUP BY run_id", [ids]))
+    imported = dict(store.query("SELECT run_id, CAST(params->'imported_verdicts'->>0 AS VARCHAR) "
+                                "FROM runs WHERE list_contains(?, run_id)", [ids]))
+    return {r: cascades.get(r) or imported.get(r) or graders[0] for r, graders in runs.items()}
 
 
 def render(report: dict[str, Any], width: int = 120) -> Group:

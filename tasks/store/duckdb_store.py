@@ -45,6 +45,7 @@ from tasks.store.errors import connect, write_error
 from tasks.store.items_table import ItemsTable
 from tasks.store.location import Location, parse
 from tasks.store.runs_table import RunSpec, RunsTable, check_same_work
+from tasks.store.sql import apply as apply_sql
 from tasks.store.sql import sql_files, sql_layer
 from tasks.store.writer import ResponseWriter
 
@@ -129,13 +130,14 @@ class Store(ItemsTable, RunsTable, AnswersTable):
             return
         con.execute("BEGIN TRANSACTION")
         try:
-            for f in files:
-                con.execute(f.read_text())
+            commented = apply_sql(con, files)
             con.execute("INSERT OR REPLACE INTO store_meta VALUES ('sql_layer', ?)", [digest])
             con.execute("COMMIT")
         except BaseException:
             lake._rollback(con)
             raise
+        if commented:                  # never leave a table's column comments in the WAL
+            con.execute("CHECKPOINT")  # (see tasks.store.sql.apply)
 
     def _check_views(self) -> None:
         """Read-only: are the file's views this version's? If not, refresh them through a write
@@ -202,6 +204,11 @@ class Store(ItemsTable, RunsTable, AnswersTable):
     def query(self, sql: str, params: Any = None) -> list[tuple]:
         with self._lock:
             return self.con.execute(sql, params).fetchall()
+
+    def query_numpy(self, sql: str, params: Any = None) -> dict[str, Any]:
+        """Column name -> numpy array (many rows of numbers, without a Python object each)."""
+        with self._lock:
+            return self.con.execute(sql, params).fetchnumpy()
 
     def query_dicts(self, sql: str, params: Any = None) -> list[dict[str, Any]]:
         with self._lock:

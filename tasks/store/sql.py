@@ -5,6 +5,7 @@ idempotent."""
 from __future__ import annotations
 
 import hashlib
+import re
 from pathlib import Path
 
 from tasks.paths import SQL_DIR
@@ -28,3 +29,36 @@ def sql_layer() -> tuple[list[Path], str]:
     for f in files:
         h.update(f.read_bytes())
     return files, h.hexdigest()
+
+
+# `COMMENT ON ... IS '...';` statements of a comments file (sql/*/90_comments.sql)
+COMMENT_RE = re.compile(r"COMMENT ON (TABLE|VIEW|COLUMN) ([\w.]+) IS '((?:[^']|'')*)'\s*;", re.S)
+
+
+def apply(con, files: list[Path]) -> bool:
+    """Execute the store's SQL files in order. In a comments file (`*comments.sql`) only the
+    comments that differ from the catalog's are written: duckdb 1.5.5 cannot replay a
+    `COMMENT ON COLUMN` of a table whose defaults call a function (current_timestamp, nextval)
+    from the WAL, so a process killed before a checkpoint would leave a file that no longer
+    opens. Returns whether such a table comment was written; the caller then checkpoints."""
+    wrote_table_comment = False
+    for f in files:
+        text = f.read_text()
+        if not f.name.endswith("comments.sql"):
+            con.execute(text)
+            continue
+        tables = {t for (t,) in con.execute("SELECT table_name FROM duckdb_tables()").fetchall()}
+        current = dict(((k, n), c) for k, n, c in con.execute("""
+            SELECT 'TABLE', table_name, comment FROM duckdb_tables()
+            UNION ALL SELECT 'VIEW', view_name, comment FROM duckdb_views()
+            UNION ALL SELECT 'COLUMN', table_name || '.' || column_name, comment
+            FROM duckdb_columns()""").fetchall())
+        todo = []
+        for m in COMMENT_RE.finditer(text):
+            kind, name, value = m.group(1), m.group(2), m.group(3).replace("''", "'")
+            if current.get((kind, name)) != value:
+                todo.append(m.group(0))
+                wrote_table_comment |= kind != "VIEW" and name.split(".")[0] in tables
+        if todo:
+            con.execute("\n".join(todo))
+    return wrote_table_comment

@@ -78,7 +78,10 @@ def test_eval_flow_through_triton_with_images_and_logprobs(server, reference, da
         image = open(item.image_path, "rb").read()
         n_prompt, expected = inprocess_logprobs(reference, prompt, image, [t for t, _ in lps])
         assert n_in == n_prompt                     # the prompt with its image tokens arrived
-        assert [lp for _, lp in lps] == pytest.approx(expected, abs=1e-4)
+        # Triton decodes step by step with a KV cache, the reference in one forward pass: fp32
+        # summation order differs by CPU (2e-4 seen on CI). A wrong token, position or image
+        # moves a log-probability by far more than 2e-3.
+        assert [lp for _, lp in lps] == pytest.approx(expected, abs=2e-3)
 
 
 def test_image_and_text_reach_the_model(server, data_dir):
@@ -129,7 +132,7 @@ def test_token_logprobs_model_agrees_in_process(server, reference):
             logp = torch.log_softmax(model(input_ids=full).logits[0].float(), dim=-1)
         expected = [logp[len(ids) - 1 + i, t].item() for i, t in enumerate(text_ids)]
         assert [t for _, t, _ in got] == text_ids
-        assert [lp for *_, lp in got] == pytest.approx(expected, abs=1e-4)
+        assert [lp for *_, lp in got] == pytest.approx(expected, abs=2e-3)
     assert with_prefix != bare
 
 

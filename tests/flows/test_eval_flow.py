@@ -98,14 +98,34 @@ def test_command_line_run_prints_both_tables_and_publishes_an_artifact(db, data_
     chosen = wemath.select(wemath.load(data_dir).items, 40)
     assert report["run"]["n_items"] == len(chosen) <= 40    # whole problems only
 
+    from flows.artifacts import artifact_key
     from prefect.client.orchestration import get_client
 
-    async def artifact():
+    async def read():
         async with get_client() as client:
-            return await client.read_latest_artifacts()
+            latest = {a.key: a for a in await client.read_latest_artifacts()}
+            art = latest[artifact_key("report", "cli", str(db))]
+            flow_run = await client.read_flow_run(art.flow_run_id)
+            return latest, art, flow_run
 
-    latest = {a.key: a for a in asyncio.run(artifact())}
-    assert "report-cli" in latest
-    data = latest["report-cli"].data
-    table = json.loads(data) if isinstance(data, str) else data
-    assert {"figure": "score (strict)", "value": f"{100 * report['four_dimensional']['strict']['score']:.2f}"} in table
+    latest, art, flow_run = asyncio.run(read())
+    # named after what it evaluates, not a random name
+    assert flow_run.name == "wemath:baseline:random:cli"
+    assert flow_run.state.name.startswith("Completed: run cli, Score (strict)")
+    # the report artifact is Markdown in sections, every metric a percentage with its n
+    assert art.type == "markdown"
+    text = art.data
+    for heading in ("## Run", "## Headline", "## Metrics", "## Weakest concepts",
+                    "## HTML report"):
+        assert heading in text, heading
+    strict = report["four_dimensional"]["strict"]
+    assert f"| Score | {100 * strict['score']:.2f}% |" in text
+    assert f"| IK | {100 * strict['ik_rate']:.2f}% ({strict['ik']}) |" in text
+    assert f"| {strict['n']} |" in text
+    assert "mathprobe report --html cli.html --run-id cli" in text      # how to make the HTML
+    # the key carries the store: the same run id in another DuckDB file has its own artifact
+    assert artifact_key("report", "cli", str(db)) != artifact_key("report", "cli", str(db) + "2")
+    # progress: created at the start, 100% at the end, on the same flow run
+    progress = latest[artifact_key("progress", "cli", str(db))]
+    assert progress.type == "progress" and float(progress.data) == 100.0
+    assert progress.flow_run_id == art.flow_run_id

@@ -2,7 +2,9 @@
 from __future__ import annotations
 
 import duckdb
+import httpx
 
+from flows.artifacts import artifact_key
 from tests.conftest import REPO
 from tests.team.conftest import BIN
 
@@ -19,7 +21,31 @@ def test_plain_prefect_deploy_then_deployment_run_completes(team, tmp_path, data
                    "--param", "run_id=deployed", "--watch", "--watch-timeout", "180",
                    cwd=tmp_path, timeout=240)
     assert run.returncode == 0, run.stdout[-3000:] + run.stderr[-3000:]
-    assert "Completed" in run.stdout
+    # --watch ends with the final state's name: the run id and the headline figure
+    text = " ".join(run.stdout.split())                  # the console wraps long lines
+    tail = text[text.rindex("Flow run finished successfully in"):]
+    assert tail.startswith("Flow run finished successfully in 'Completed: run deployed, "
+                           "Score (strict) "), tail
+    assert tail.endswith(", n=18'."), tail
+    api = httpx.Client(base_url=team.api_url, timeout=30)
+    # the Run form: benchmark and setting are dropdowns, every parameter has a description
+    deployment = api.get("/deployments/name/eval/full").json()
+    schema = deployment["parameter_openapi_schema"]["properties"]
+    assert schema["benchmark"]["enum"] == ["cmmath", "conceptmath", "wemath"]
+    assert {"plain", "kca", "zs", "fs", "text+ocr/clp"} <= set(schema["setting"]["enum"])
+    assert all(p.get("description") for p in schema.values()), schema
+    # the flow run is named after what it evaluates; its artifacts are keyed per store
+    flow_runs = api.post("/flow_runs/filter", json={
+        "flow_runs": {"deployment_id": {"any_": [deployment["id"]]}}}).json()
+    (flow_run,) = [f for f in flow_runs if f["parameters"].get("run_id") == "deployed"]
+    assert flow_run["name"] == "wemath:baseline:random:deployed"
+    artifacts = {a["key"]: a for a in api.post("/artifacts/filter", json={
+        "artifacts": {"flow_run_id": {"any_": [flow_run["id"]]}}}).json()}
+    report = artifacts[artifact_key("report", "deployed", str(db))]
+    assert report["type"] == "markdown" and "## Metrics" in report["data"]
+    html = tmp_path / "deployed-reports" / "deployed.html"      # html_report: auto
+    assert html.is_file() and str(html) in report["data"]
+    assert artifacts[artifact_key("progress", "deployed", str(db))]["data"] == 100.0
     con = duckdb.connect(str(db), read_only=True)
     try:
         assert con.execute("SELECT status, n_items FROM runs WHERE run_id = 'deployed'"

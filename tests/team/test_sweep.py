@@ -51,9 +51,13 @@ def test_sweep_runs_every_cell_across_both_workers(team, sweep):
     assert sweep["done"].returncode == 0, sweep["done"].stdout[-3000:] + sweep["done"].stderr[-2000:]
     assert "Completed" in sweep["done"].stdout
     children = _children(team)
+    run_ids = sorted(f"grid-{b}-{m.replace(':', '-')}-{s}"
+                     for b, s in (("wemath", "plain"), ("conceptmath", "zs")) for m in MODELS)
+    # an eval run is named {benchmark}:{model}:{run_id} (issue 11), the sweep's cells too
     assert sorted(c.name for c in children) == sorted(
-        f"grid-{b}-{m.replace(':', '-')}-{s}" for b, s in (("wemath", "plain"), ("conceptmath", "zs"))
-        for m in MODELS)
+        f"{r.split('-')[1]}:{c.parameters['model']}:{r}" for r in run_ids
+        for c in children if c.parameters["run_id"] == r)
+    assert sorted(c.parameters["run_id"] for c in children) == run_ids
     assert all(c.state.is_completed() for c in children)
     # each child was picked up by a worker; both workers took some
     logs = team.worker_logs()
@@ -66,7 +70,7 @@ def test_sweep_runs_every_cell_across_both_workers(team, sweep):
         rows = store.query("SELECT run_id, status, n_items = n_ok FROM run_summary ORDER BY run_id")
     finally:
         store.close()
-    assert [r[0] for r in rows] == sorted(c.name for c in children)
+    assert [r[0] for r in rows] == run_ids
     assert all(status == "completed" and complete for _, status, complete in rows)
 
 
@@ -91,3 +95,12 @@ def test_the_sweep_publishes_each_cells_figures(team, sweep):
     assert cells == {(b, m) for b in BENCHMARKS for m in MODELS}
     assert any(r["figure"] == "score (strict)" and re.match(r"\d+\.\d\d$", r["value"])
                for r in table)
+    # and the cells compared, with intervals and the differences from the first cell
+    with temporary_settings({PREFECT_API_URL: team.api_url}):
+        with get_client(sync_client=True) as client:
+            (compared,) = client.read_artifacts(artifact_filter=ArtifactFilter(
+                key=ArtifactFilterKey(any_=["sweep-grid-compare"])))
+    text = compared.data
+    assert "## WE-MATH" in text and "## ConceptMath" in text
+    assert "### Differences from `grid-wemath-baseline-random-plain`" in text
+    assert "`grid-conceptmath-openai-gpt-4o-mini-zs`" in text and "n=" in text

@@ -9,8 +9,9 @@ answer extraction (`_extract`, `_text`, `_parts`), value comparison (`_values`) 
 response mentions (`_mentions`), measured on the sample's worked solutions by `_measure`; the
 judge's prompts and verdict rules in `_judge` (the authors' GPT-4 prompt in `_judge_authors`),
 its audit against GPT-4's verdicts in `_audit`, the authors' result format (with their judge's
-verdicts) in `_results`, the report in `_report`; the metrics are the SQL views of
-`sql/cmmath/` (cmmath_paper_*, cmmath_official_*).
+verdicts) in `_results`, the report in `_report`, what compare and the HTML report show in
+`_compare` and `_plots`; the metrics are the SQL views of `sql/cmmath/` (cmmath_paper_*,
+cmmath_official_*).
 """
 from __future__ import annotations
 
@@ -20,6 +21,7 @@ from typing import Any
 
 from tasks.benchmarks.cmmath import _audit as audit
 from tasks.benchmarks.cmmath._audit import audit_rules, run_judge_audit, sample_path
+from tasks.benchmarks.cmmath._compare import CmmathComparison
 from tasks.benchmarks.cmmath._data import (NAME, STRATA, CmmathItem, Dataset, load,
                                            reference_tables, strata)
 from tasks.benchmarks.cmmath._judge import (JUDGE_PARAMS, PROMPT_FORMATS, VERDICT_PARSERS,
@@ -101,6 +103,7 @@ class Cmmath(Benchmark):
     graders = GRADERS
     report = FunctionReport(build_report, render, figures)
     judge = CmmathJudge()
+    comparison = CmmathComparison()
 
     strata_names = STRATA
 

@@ -5,10 +5,12 @@ and concept classification.
 
 Data in `_data`, prompts in `_prompts`, the authors' grader in `_official` and ours in `_strict`
 (by name in `_grading`), their result format in `_results`, the probes in `_probes`, the paper's
-tables in `_report`; the metrics are the SQL views of `sql/conceptmath/`.
+tables in `_report`, what compare and the HTML report show in `_compare`; the metrics are the SQL
+views of `sql/conceptmath/`.
 """
 from __future__ import annotations
 
+from tasks.benchmarks.conceptmath._compare import ConceptMathComparison
 from tasks.benchmarks.conceptmath._data import (NAME, STRATA, SYSTEMS, Dataset, concept_path,
                                                 language, load, strata)
 from tasks.benchmarks.conceptmath._grading import GRADERS, grade
@@ -32,6 +34,7 @@ class ConceptMath(Benchmark):
     graders = GRADERS
     report = FunctionReport(build_report, render, figures)
     probes = PROBE_OBJECTS
+    comparison = ConceptMathComparison()
 
     strata_names = STRATA
 

@@ -3,8 +3,8 @@ sub-problems, scored by the four-dimensional metric (IK / IG / CM / RM) under th
 loose rules, step accuracy and the 12 knowledge categories.
 
 Data and validation in `_data`, prompts in `_prompts`, the authors' answer extraction in
-`_grader`, their result format in `_results`, the paper's tables in `_report`; the metrics are
-the SQL views of `sql/wemath/`.
+`_grader`, their result format in `_results`, the paper's tables in `_report`, what compare and
+the HTML report show in `_compare`; the metrics are the SQL views of `sql/wemath/`.
 """
 from __future__ import annotations
 
@@ -14,6 +14,7 @@ from tasks.benchmarks.wemath._data import (NAME, STRATA, Dataset, WemathItem, it
                                            option_letters, reference_tables, sample_unit, strata)
 from tasks.benchmarks.wemath._grader import GRADERS, extract_official, grade
 from tasks.benchmarks.wemath._prompts import DEFAULT_SETTING, SETTINGS, build_prompt
+from tasks.benchmarks.wemath._compare import WeMathComparison
 from tasks.benchmarks.wemath._report import build as build_report
 from tasks.benchmarks.wemath._report import figures, render
 from tasks.benchmarks.wemath._results import read_official_results
@@ -34,6 +35,7 @@ class WeMath(Benchmark):
         "query": "SELECT rule, n, ik, ig, cm, rm, round(score, 4) AS score "
                  "FROM wemath_four_dimensional WHERE run_id = '{run_id}'"}
     report = FunctionReport(build_report, render, figures)
+    comparison = WeMathComparison()
 
     strata_names = STRATA
 

@@ -1,0 +1,137 @@
+"""What the `eval` flow shows in the Prefect UI: the run's name, its parameters' descriptions and
+choices, a progress artifact while it asks, the report as a Markdown artifact (with the HTML
+report beside the DuckDB file), and a final state whose name carries the run id and the
+headline figure, which is what `prefect deployment run eval/full --watch` prints last
+("Flow run finished successfully in '<state name>'").
+
+Artifact keys carry a hash of the store's path, so runs of the same id in two DuckDB files
+never overwrite each other's artifacts.
+"""
+from __future__ import annotations
+
+import hashlib
+import re
+import threading
+from pathlib import Path
+from typing import Annotated, Any, Optional
+
+from pydantic import Field
+
+from tasks import registry
+from tasks.store.location import parse
+
+# -- the Run form: choices from the registry, so a new benchmark shows up without an edit ------
+# (the descriptions are the flow docstring's Args; values outside the choices still reach the
+# flow, which answers them with a clear error)
+_SETTINGS = {name: registry.get(name).settings for name in registry.names()}
+BenchmarkParam = Annotated[str, Field(json_schema_extra={"enum": list(_SETTINGS)})]
+SettingParam = Annotated[Optional[str], Field(json_schema_extra={
+    "enum": [None, *dict.fromkeys(s for ss in _SETTINGS.values() for s in ss)]})]
+
+
+def flow_run_name() -> str:
+    """`{benchmark}:{model}:{run_id}`: the run id is the one the flow will use (its default
+    when none is given)."""
+    from prefect.runtime import flow_run
+
+    from tasks.runs.preflight import default_run_id
+
+    p = flow_run.parameters
+    benchmark, model = p.get("benchmark", "?"), p.get("model", "?")
+    run_id = p.get("run_id")
+    if not run_id:
+        try:
+            setting = p.get("setting") or registry.get(benchmark).default_setting
+        except Exception:                            # an unknown benchmark fails in the flow
+            setting = p.get("setting") or "default"
+        run_id = default_run_id(benchmark, model, setting)
+    return f"{benchmark}:{model}:{run_id}"
+
+
+def artifact_key(kind: str, run_id: str, db: str) -> str:
+    """`{kind}-{run id}-{hash of the store}`: lowercase letters, digits and dashes, as Prefect
+    requires, unique per store (a DuckDB file's path, a DuckLake catalog)."""
+    tag = hashlib.sha1(parse(db).key.encode()).hexdigest()[:8]
+    slug = re.sub(r"[^a-z0-9-]+", "-", run_id.lower()).strip("-")[:80]
+    return f"{kind}-{slug}-{tag}"
+
+
+class ProgressArtifact:
+    """A progress artifact of the questions asked, updated at most every `interval` seconds
+    from a thread of its own (answers arrive on the request loop, which must not wait on the
+    Prefect API)."""
+
+    def __init__(self, run_id: str, db: str, total: int, interval: float = 1.0):
+        from prefect.artifacts import create_progress_artifact
+
+        self.run_id, self.total, self.interval = run_id, total, interval
+        self.done = self.shown = 0
+        self.key = artifact_key("progress", run_id, db)
+        self.id = create_progress_artifact(
+            progress=100.0 if total == 0 else 0.0, key=self.key,
+            description=f"Questions of run {run_id} answered so far (of {total} to ask)")
+        self._stop = threading.Event()
+        self._thread = threading.Thread(target=self._loop, name=f"progress-{run_id}", daemon=True)
+        self._thread.start()
+
+    def __call__(self, event: str, run_id: str, **data: Any) -> None:
+        if event == "done" and run_id == self.run_id:
+            self.done += 1
+
+    def _update(self) -> None:
+        from prefect.artifacts import update_progress_artifact
+
+        if self.done != self.shown and self.total:
+            self.shown = self.done
+            update_progress_artifact(self.id, progress=min(100.0, 100.0 * self.done / self.total))
+
+    def _loop(self) -> None:
+        while not self._stop.wait(self.interval):
+            try:
+                self._update()
+            except Exception:                  # a hiccup of the API never stops the run
+                pass
+
+    def close(self) -> None:
+        self._stop.set()
+        self._thread.join(timeout=5)
+        self._update()
+
+
+def html_path(db: str, run_id: str, html_report: str | None) -> Path | None:
+    """Where the run's HTML report goes: `html_report`, or with 'auto' beside the store's file
+    (a DuckDB file, a DuckLake SQLite catalog: `<stem>-reports/<run id>.html`); None: not
+    written (also 'auto' with a PostgreSQL catalog, which has no file to sit beside)."""
+    if not html_report:
+        return None
+    if html_report == "auto":
+        loc = parse(db)
+        if loc.is_lake and loc.catalog != "sqlite":
+            return None
+        d = Path(loc.target)
+        return d.parent / f"{d.stem}-reports" / f"{re.sub(r'[^A-Za-z0-9._-]+', '-', run_id)}.html"
+    return Path(html_report)
+
+
+def publish(store, report: dict[str, Any], db: str, html_report: str | None = None):
+    """Write the HTML report (if asked), publish the Markdown report artifact, and return the
+    flow's final state: Completed, named with the run id and the headline figure, carrying
+    the report."""
+    from prefect.artifacts import create_markdown_artifact
+    from prefect.states import Completed
+
+    from tasks.reports import html, markdown
+
+    run = report["run"]
+    path = html_path(db, run["run_id"], html_report)
+    if path is not None:
+        html.write(store, [run["run_id"]], path, grader=report.get("grader"))
+    hint = (f"mathprobe report --html {run['run_id']}.html --run-id {run['run_id']} --db {db}")
+    text, head = markdown.run_markdown(store, report, html=str(path) if path else None,
+                                       html_hint=hint)
+    create_markdown_artifact(key=artifact_key("report", run["run_id"], db), markdown=text,
+                             description=f"mathprobe report of run {run['run_id']} "
+                                         f"({run['benchmark']}, {run['model']})")
+    status = "" if run["status"] == "completed" else f" ({run['status']})"
+    name = f"Completed: run {run['run_id']}{status}" + (f", {head}" if head else "")
+    return Completed(name=name[:200], message=name, data=report)

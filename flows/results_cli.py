@@ -1,0 +1,79 @@
+"""The `mathprobe` commands that show results: `compare` (registered on the app by flows.cli)
+and the HTML half of `report` (`--html FILE [--runs A,B,...] [--figures DIR]`)."""
+from __future__ import annotations
+
+import json
+import sys
+from pathlib import Path
+from typing import Annotated, Optional
+
+import typer
+from rich.console import Console
+
+from tasks.errors import MathprobeError
+
+err = Console(stderr=True)
+
+
+def _store(db: str):
+    """The store, opened read-only: showing results writes nothing."""
+    from tasks.store import open_store
+    from tasks.store.location import parse
+
+    if not parse(db).exists():
+        raise MathprobeError(f"{db}: no such DuckDB file")
+    return open_store(db, read_only=True)
+
+
+def compare(
+    db: Annotated[str, typer.Option("--db", help="DuckDB file, or a DuckLake store "
+                                    "(ducklake:sqlite:FILE, 'ducklake:postgres:...').")],
+    run_ids: Annotated[Optional[list[str]], typer.Argument(
+        help="Runs to compare; the first is the baseline of the differences.",
+        show_default=False)] = None,
+    benchmark: Annotated[Optional[str], typer.Option(
+        "--benchmark", help="Compare every run of this benchmark (after the RUNs named).")] = None,
+    grader: Annotated[Optional[str], typer.Option(
+        "--grader", help="Grader of every run (default: each run's report grader).")] = None,
+    as_json: Annotated[bool, typer.Option("--json", help="Print per run and figure: value, "
+                                          "ci_low, ci_high, n (and the differences).")] = False,
+    csv_file: Annotated[Optional[Path], typer.Option("--csv", help="Also write every figure and "
+                                                     "difference to this CSV file.")] = None,
+    resamples: Annotated[int, typer.Option("--resamples", help="Bootstrap resamples.")] = 1000,
+    seed: Annotated[int, typer.Option("--seed", help="Seed of the bootstrap.")] = 20240611,
+) -> None:
+    """The papers' multi-model tables from stored runs: every figure with its 95% bootstrap
+    interval and n, and each run against the first with a paired test."""
+    from tasks.reports import compare_render
+    from tasks.reports.compare import compare as compare_runs
+
+    if resamples < 100:
+        raise MathprobeError(f"--resamples {resamples}: use at least 100")
+    result = compare_runs(_store(db), run_ids or [], benchmark=benchmark, grader=grader,
+                          resamples=resamples, seed=seed)
+    if csv_file is not None:
+        n = compare_render.write_csv(result, csv_file)
+        err.print(f"wrote {n} rows to {csv_file}")
+    if as_json:
+        sys.stdout.write(json.dumps(compare_render.to_json(result), indent=2, default=str) + "\n")
+    else:
+        console = Console()
+        console.print(compare_render.render(result, console.width))
+
+
+def write_html(db: str, run_id: str | None, runs: str | None, html: Path, *,
+               grader: str | None, figures: Path | None, data_dir: Path | None) -> None:
+    """`report --html`: the report of --run-id or of --runs A,B,... (the first the baseline)."""
+    from tasks.reports import html as html_report
+
+    ids = [r.strip() for r in (runs or "").split(",") if r.strip()] + ([run_id] if run_id else [])
+    if not ids:
+        raise MathprobeError("--html needs --run-id ID or --runs A,B,...")
+    info = html_report.write(_store(db), list(dict.fromkeys(ids)), html, grader=grader,
+                             data_dir=data_dir, figures_dir=figures)
+    err.print(f"wrote {info['path']} ({info['bytes'] / 1e6:.1f} MB: {info['runs']} run(s), "
+              f"{info['plots']} plots, {info['items']} answers in the item browser"
+              + (f"; left out of it: {', '.join(info['items_left_out'])}"
+                 if info["items_left_out"] else "")
+              + (f"; {len(info['figure_files'])} figure files in {figures}" if figures else "")
+              + f") in {info['seconds']:.1f} s")

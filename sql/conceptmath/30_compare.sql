@@ -1,0 +1,37 @@
+-- ConceptMath for comparisons (mathprobe compare, the HTML report): layer 4.
+--
+-- conceptmath_figure_units: what each problem contributes to each figure, so that every figure
+-- is sum(num) / sum(den) over the run's problems (a bootstrap resamples problems). Summed over a
+-- run they give conceptmath_run_accuracy, conceptmath_accuracy, conceptmath_concept_accuracy,
+-- contamination_rouge, contamination_mink and conceptmath_classification exactly.
+--   unit, item  the problem (item id);
+--   cell        all; system:<system>; L1:<system>:<cate0>, L2:<system>:<cate0/cate1>,
+--               L3:<system>:<cate0/cate1/cate2> (concept paths as in conceptmath_concept_accuracy);
+--               probe runs (grader NULL: no grader decides them): rouge:<system> (Rouge-L F),
+--               mink:<system> (MIN-K% as a mean log-probability), mink_prob:<system>,
+--               mrr:<system> (reciprocal rank), top1:<system>.
+CREATE OR REPLACE VIEW conceptmath_figure_units AS
+WITH graded AS (
+    SELECT run_id, grader, item_id, system, correct::DOUBLE AS num,
+           cate0 AS c1, cate0 || '/' || cate1 AS c2, cate0 || '/' || cate1 || '/' || cate2 AS c3
+    FROM conceptmath_item_verdicts
+)
+SELECT run_id, grader, item_id AS unit, item_id AS item,
+       unnest(['all', 'system:' || system, 'L1:' || system || ':' || c1,
+               'L2:' || system || ':' || c2, 'L3:' || system || ':' || c3]) AS cell,
+       num, 1.0::DOUBLE AS den
+FROM graded
+UNION ALL
+SELECT s.run_id, NULL, s.item_id, s.item_id,
+       CASE s.probe WHEN 'rouge_l' THEN 'rouge:' ELSE 'mrr:' END || p.system, s.score, 1.0
+FROM probe_scores s JOIN conceptmath_probe_items p USING (run_id, item_id)
+WHERE s.probe IN ('rouge_l', 'reciprocal_rank')
+UNION ALL
+SELECT s.run_id, NULL, s.item_id, s.item_id, 'top1:' || p.system, (s.score = 1.0)::DOUBLE, 1.0
+FROM probe_scores s JOIN conceptmath_probe_items p USING (run_id, item_id)
+WHERE s.probe = 'reciprocal_rank'
+UNION ALL
+SELECT m.run_id, NULL, m.item_id, m.item_id,
+       unnest(['mink:' || p.system, 'mink_prob:' || p.system]),
+       unnest([m.min_k, m.min_k_prob]), 1.0
+FROM conceptmath_mink_items m JOIN conceptmath_probe_items p USING (run_id, item_id);

@@ -1,0 +1,110 @@
+"""CMMaTH compared across runs: the paper's figures (Table 4's overall, answer-type and
+grade-group accuracies, the visual subjects, knowledge-point mastery SSR@alpha, per-point
+accuracy) and, named apart, the authors' (their statics_acc.py: per question type, visual
+subject and grade right / (count + 1), printed to one decimal; their SSR over one knowledge point
+per question). Figures come from the view `cmmath_figure_units` (sql/cmmath/60_compare.sql),
+resampled by question; an undecided answer counts as not right, as in the views. The plots are
+in `_plots`."""
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from typing import Any
+
+from tasks.benchmarks.cmmath._plots import plots
+from tasks.benchmarks.cmmath._report import ALPHAS, ANSWER_TYPES, GRADE_GROUPS
+from tasks.contract import Comparison, Plot, Stat, Table
+from tasks.store import Store
+
+CURVE = tuple(k / 10 for k in range(10))          # the paper's SSR@alpha, alpha = 0 ... 0.9
+OFFICIAL_CURVE = tuple(k / 10 for k in range(9))  # the authors' thresholds, 0 ... 0.8
+QUESTION_TYPES = {"single_choice": "single choice", "multi_choice": "multiple choice",
+                  "free_form": "free-form", "choice": "choice"}
+
+
+def ssr(alpha: float, points: tuple[str, ...]) -> Stat:
+    return Stat(f"ssr@{alpha:g}", f"SSR@{alpha:g}", points, how="share_above", alpha=alpha)
+
+
+def official_ssr(alpha: float, points: tuple[str, ...]) -> Stat:
+    """Theirs: a point's rate is right / (count + 1)."""
+    return Stat(f"official_ssr@{alpha:g}", f"SSR@{alpha:g}", points, how="share_above",
+                alpha=alpha, den_offset=1.0)
+
+
+def official(breakdown: str, key: str, label: str) -> Stat:
+    return Stat(f"official:{breakdown}:{key}", label, (f"official:{breakdown}:{key}",),
+                fmt="percent1", den_offset=1.0)
+
+
+class CmmathComparison(Comparison):
+    units = "cmmath_figure_units"
+    headline = ("all", "accuracy")
+    weakest = ("points",)
+
+    def tables(self, store: Store, cells: set[str]) -> list[Table]:
+        subjects = sorted(c for c in cells if c.startswith("subject:"))
+        points = tuple(sorted(c for c in cells if c.startswith("point:")))
+        their_points = tuple(sorted(c for c in cells if c.startswith("official_point:")))
+        keys: dict[str, list[str]] = {}
+        for breakdown, key in store.query("SELECT breakdown, key FROM cmmath_official_keys "
+                                          "ORDER BY breakdown, position"):
+            keys.setdefault(breakdown, []).append(key)
+        return [
+            Table("table4", "CMMaTH Table 4 (paper): accuracy overall, by answer type and grade "
+                  "group",
+                  (Stat("all", "Overall", ("all",)),
+                   *(Stat(f"type:{t}", label, (f"type:{t}",)) for t, label in ANSWER_TYPES.items()),
+                   *(Stat(f"grade:{g}", label, (f"grade:{g}",))
+                     for g, label in GRADE_GROUPS.items())),
+                  note="right / all answers; an answer the grader left undecided counts as not "
+                       "right"),
+            Table("subjects", "CMMaTH accuracy by visual subject (paper)",
+                  tuple(Stat(c, c.split(":", 1)[1], (c,)) for c in subjects)),
+            Table("ssr", "CMMaTH knowledge-point mastery (paper): SSR@alpha = share of leaf "
+                  "points with accuracy > alpha", tuple(ssr(a, points) for a in ALPHAS),
+                  note="n = leaf knowledge points with an answer"),
+            Table("official-types", "CMMaTH, the authors' scores (statics_acc.py): overall and "
+                  "question types",
+                  (Stat("official:overall", "Overall", ("all",), fmt="percent1"),
+                   *(official("question_type", k, QUESTION_TYPES.get(k, k))
+                     for k in keys.get("question_type", []))),
+                  note="theirs: a group's score is right / (count + 1); overall right / all; "
+                       "printed to one decimal"),
+            Table("official-ssr", "CMMaTH, the authors' SSR: share of knowledge points (one per "
+                  "question) with right / (count + 1) > alpha",
+                  tuple(official_ssr(a, their_points) for a in OFFICIAL_CURVE)),
+            Table("official-subjects", "CMMaTH, the authors' scores by visual subject",
+                  tuple(official("subject", k, k) for k in keys.get("subject", [])), detail=True),
+            Table("official-grades", "CMMaTH, the authors' scores by grade (grade_id)",
+                  tuple(official("grade_id", k, f"grade {k}") for k in keys.get("grade_id", [])),
+                  detail=True),
+            Table("ssr-curve", "CMMaTH SSR@alpha (paper) for alpha = 0 ... 0.9",
+                  tuple(ssr(a, points) for a in CURVE), detail=True),
+            Table("points", "CMMaTH accuracy per leaf knowledge point (paper)",
+                  tuple(Stat(c, c.split(":", 1)[1], (c,)) for c in points), detail=True),
+        ]
+
+    def plots(self, store: Store, figures: Mapping[str, Mapping[str, Any]],
+              runs: Sequence[Mapping[str, Any]]) -> list[Plot]:
+        return plots(figures, CURVE, OFFICIAL_CURVE)
+
+    def glossary(self, store: Store) -> list[tuple[str, str]]:
+        return [
+            ("CMMaTH accuracy (paper)", "Right answers / all answers under the named grader "
+             "(rules, or the cascade of rules then the judge); an answer the grader left "
+             "undecided counts as not right. Chance: a uniform guess among k options is right "
+             "1/k of the time on single-answer choice questions (mostly k = 4); none for "
+             "free-form."),
+            ("Grade groups", "Elementary (grades 1-6), Junior (7-9), Senior (10-12)."),
+            ("Visual subject", "The question's multimodal category (bar chart, plane geometry, "
+             "...)."),
+            ("SSR@alpha", "Knowledge-point mastery (paper): the share of leaf knowledge points "
+             "whose accuracy is strictly above alpha, over the points with an answer; a question "
+             "counts toward each of its leaf points. The interval resamples questions."),
+            ("CMMaTH, the authors' scores", "As their tool/statics_acc.py computes them: per "
+             "question type (choice split by the reference answer into single and multiple), "
+             "visual subject and grade (1-12), right / (count + 1), printed x100 to one decimal "
+             "(the +1 lowers every group: 3 right of 3 is 75.0); overall right / all. Their SSR "
+             "counts each question toward one point (the parent of its innermost knowledge "
+             "point), rate right / (count + 1), for alpha = 0 ... 0.8."),
+        ]

@@ -1,0 +1,272 @@
+"""`mathprobe compare`: the papers' multi-model tables from stored runs, every figure with its
+95% bootstrap interval and n, and each run against the first (the baseline) with the paired
+difference, its interval and a p-value (exact McNemar for right/wrong shares, the paired
+bootstrap otherwise).
+
+What is compared, and how, is each benchmark's `Comparison` (tasks.contract): its figure-units
+view, its tables (rows per run, or the paper's rows per model with a column group per setting
+and their average), its extra sections (e.g. WE-MATH's KCA transition matrix), glossary and
+plots. This module only computes; `tasks.reports.compare_render` shows the result.
+"""
+from __future__ import annotations
+
+import warnings
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+import numpy as np
+
+from tasks import registry
+from tasks.contract import Benchmark, Plot, Section, Stat, Table
+from tasks.errors import MathprobeError
+from tasks.reports import stats, units
+from tasks.reports.summary import default_graders, find_run
+from tasks.store import Store
+
+JUDGE_RUN_MARK = "@judge:"      # the judge's own calls are a run named <run>@judge:<judge>
+
+
+@dataclass
+class Difference:
+    """Run `run_b` minus the baseline `run_a` on one figure, over the units both have."""
+    run_a: str
+    run_b: str
+    stat: str
+    diff: float | None
+    ci_low: float | None
+    ci_high: float | None
+    n: int                       # units (problems, questions) both runs have
+    test: str                    # 'mcnemar' | 'bootstrap'
+    p_value: float | None
+    significant: bool
+    only_a: int | None = None    # McNemar: right in run_a only
+    only_b: int | None = None
+
+    def as_dict(self) -> dict[str, Any]:
+        return dict(self.__dict__)
+
+
+@dataclass
+class ModelRow:
+    """One row of a rows='model' table: a model's runs by setting, and their average."""
+    model: str
+    runs: dict[str, str]                 # setting -> run_id
+    average: stats.Estimate
+
+
+@dataclass
+class BenchComparison:
+    benchmark: str
+    title: str
+    runs: list[dict[str, Any]]                          # run_summary rows + grader, in order
+    tables: list[Table]
+    figures: dict[str, dict[str, stats.Estimate]]       # run_id -> stat key -> estimate
+    model_rows: dict[str, list[ModelRow]] = field(default_factory=dict)   # table key -> rows
+    differences: list[Difference] = field(default_factory=list)
+    sections: list[Section] = field(default_factory=list)
+    glossary: list[tuple[str, str]] = field(default_factory=list)
+    plots: list[Plot] = field(default_factory=list)
+
+    @property
+    def baseline(self) -> str | None:
+        return self.runs[0]["run_id"] if self.runs else None
+
+    def stat(self, key: str) -> Stat | None:
+        return next((s for t in self.tables for s in t.stats if s.key == key), None)
+
+    def table_runs(self, table: Table) -> list[dict[str, Any]]:
+        """The runs that have a figure of `table` (e.g. probe runs only in probe tables)."""
+        keys = [s.key for s in table.stats]
+        return [r for r in self.runs
+                if any(self.figures.get(r["run_id"], {}).get(k) is not None for k in keys)]
+
+
+@dataclass
+class ComparisonResult:
+    benchmarks: list[BenchComparison]
+    resamples: int
+    seed: int
+    confidence: float
+
+    def run_ids(self) -> list[str]:
+        return [r["run_id"] for b in self.benchmarks for r in b.runs]
+
+
+def select_runs(store: Store, run_ids: Sequence[str], benchmark: str | None) -> list[dict[str, Any]]:
+    """The runs asked for (in that order), then, with `benchmark`, every other run of it (oldest
+    first; the judges' own runs left out)."""
+    wanted = list(dict.fromkeys(run_ids))
+    if benchmark is None and not wanted:
+        raise MathprobeError("name the runs to compare, or --benchmark B for all runs of one")
+    if benchmark is not None:
+        registry.get(benchmark)
+    rows = store.query_dicts(
+        "SELECT * FROM run_summary WHERE list_contains(?, run_id) OR (benchmark = ? AND NOT "
+        "contains(run_id, ?)) ORDER BY started_at, run_id", [wanted, benchmark, JUDGE_RUN_MARK])
+    by_id = {r["run_id"]: r for r in rows}
+    for r in wanted:
+        if r not in by_id:
+            find_run(store, r)                   # the error that lists the store's runs
+    if not rows:
+        raise MathprobeError(f"no {benchmark} runs in {store.path}")
+    return [by_id[r] for r in wanted] + [r for r in rows if r["run_id"] not in set(wanted)]
+
+
+def compare(store: Store, run_ids: Sequence[str] = (), *, benchmark: str | None = None,
+            grader: str | None = None, resamples: int = stats.RESAMPLES,
+            seed: int = stats.SEED) -> ComparisonResult:
+    runs = select_runs(store, run_ids, benchmark)
+    by_bench: dict[str, list[dict[str, Any]]] = {}
+    for r in runs:
+        by_bench.setdefault(r["benchmark"], []).append(r)
+    chosen = default_graders(store, {r["run_id"]: registry.get(r["benchmark"]).graders
+                                     for r in runs})
+    out = []
+    for name, bench_runs in by_bench.items():
+        bench = registry.get(name)
+        for r in bench_runs:
+            r["grader"] = grader or chosen[r["run_id"]]
+        out.append(compare_benchmark(store, bench, bench_runs, resamples=resamples, seed=seed))
+    return ComparisonResult(out, resamples, seed, stats.CONFIDENCE)
+
+
+def compare_benchmark(store: Store, bench: Benchmark, runs: list[dict[str, Any]], *,
+                      resamples: int = stats.RESAMPLES, seed: int = stats.SEED) -> BenchComparison:
+    spec = bench.comparison
+    frame = units.read(store, spec.units, [(r["run_id"], r["grader"]) for r in runs])
+    present = set(frame.cells)
+    tables = []
+    for t in spec.tables(store, present):       # only the figures some run has a cell for
+        kept = tuple(s for s in t.stats if any(c in present for c in s.cells))
+        if kept:
+            tables.append(Table(t.key, t.title, kept, t.rows, t.detail, t.note))
+    all_stats = list({s.key: s for t in tables for s in t.stats}.values())
+    compiled = stats.Compiled(all_stats, frame.cell_index)
+    result = BenchComparison(bench.name, bench.title, runs, tables, {})
+    base_id = runs[0]["run_id"]
+    base = None
+    compared = {s.key for t in tables if not t.detail for s in t.stats}    # differences of these
+    for r in runs:
+        ru = frame.runs.get(r["run_id"])
+        if ru is None:
+            result.figures[r["run_id"]] = {}
+            continue
+        point, reps = _evaluate(compiled, ru.num, ru.den, resamples, seed)
+        lo, hi = stats.interval(point, reps)
+        sizes = compiled.sizes(*stats.full_sums(ru.num, ru.den))
+        result.figures[r["run_id"]] = {
+            s.key: stats.Estimate(_f(point[k]), _f(lo[k]), _f(hi[k]), *sizes[k])
+            for k, s in enumerate(all_stats) if not np.isnan(point[k])}
+        this = _Evaluated(r["run_id"], ru, point, reps,
+                          stats.binary_outcomes(ru.rows, len(frame.cells)))
+        if r["run_id"] == base_id:
+            base = this
+        elif base is not None:
+            result.differences += _differences(compiled, base, this, compared, resamples, seed)
+    for t in tables:
+        if t.rows == "model":
+            result.model_rows[t.key] = _model_rows(t, compiled, frame, result, bench,
+                                                   resamples, seed)
+    result.sections = spec.sections(store, runs)
+    result.glossary = spec.glossary(store)
+    shown = {r["run_id"]: {k: e.as_dict() for k, e in f.items()} for r in runs
+             for f in [result.figures[r["run_id"]]]}
+    result.plots = spec.plots(store, shown, runs)
+    return result
+
+
+def _f(x: float) -> float | None:
+    return None if x is None or np.isnan(x) else float(x)
+
+
+def _evaluate(compiled: stats.Compiled, num, den, resamples: int, seed: int
+              ) -> tuple[np.ndarray, np.ndarray]:
+    """(point estimates, resampled values) of every stat over the rows of num, den."""
+    n_sum, d_sum = stats.full_sums(num, den)
+    point = compiled.evaluate(n_sum[None, :], d_sum[None, :])[0]
+    reps = compiled.evaluate(*stats.resample_sums(num, den, resamples, seed))
+    return point, reps
+
+
+@dataclass
+class _Evaluated:
+    run_id: str
+    units: stats.RunUnits
+    point: np.ndarray
+    reps: np.ndarray
+    binary: dict[int, tuple[np.ndarray, np.ndarray]]     # cell -> McNemar outcomes
+
+
+def _differences(compiled: stats.Compiled, a: _Evaluated, b: _Evaluated, keys: set[str],
+                 resamples: int, seed: int) -> list[Difference]:
+    """b minus a on every figure of `keys`, over the units both have."""
+    common = np.intersect1d(a.units.units, b.units.units, assume_unique=True)
+    if not len(common):                                   # nothing both runs answered
+        return []
+    if len(common) == len(a.units.units) == len(b.units.units):   # the same units: paired
+        pa, ra, pb, rb = a.point, a.reps, b.point, b.reps
+    else:
+        pa, ra = _evaluate(compiled, *a.units.on(common), resamples, seed)
+        pb, rb = _evaluate(compiled, *b.units.on(common), resamples, seed)
+    diff, reps = pb - pa, rb - ra
+    lo, hi = stats.interval(diff, reps)
+    p_boot = stats.bootstrap_p(reps)
+    cell_of = dict(compiled.ratio)
+    out = []
+    for k, s in enumerate(compiled.stats):
+        if s.key not in keys or np.isnan(diff[k]):
+            continue
+        c = cell_of.get(k)
+        if c is not None and c in a.binary and c in b.binary:
+            _, only_a, only_b = stats.discordant(a.binary[c], b.binary[c])
+            p = float(stats.mcnemar(only_a, only_b))
+            out.append(Difference(a.run_id, b.run_id, s.key, float(diff[k]), _f(lo[k]),
+                                  _f(hi[k]), len(common), "mcnemar", p, p < stats.SIGNIFICANCE,
+                                  only_a, only_b))
+        else:
+            p = float(p_boot[k])
+            out.append(Difference(a.run_id, b.run_id, s.key, float(diff[k]), _f(lo[k]),
+                                  _f(hi[k]), len(common), "bootstrap", p, p < stats.SIGNIFICANCE))
+    return out
+
+
+def _model_rows(table: Table, compiled: stats.Compiled, frame: units.Frame,
+                result: BenchComparison, bench: Benchmark, resamples: int,
+                seed: int) -> list[ModelRow]:
+    """Per model (in order of first appearance): its latest run of each setting among the
+    compared runs that have the table's figures, and the mean of all their cells, resampled
+    jointly over the union of the runs' units."""
+    keys = [s.key for s in table.stats]
+    at = [k for k, s in enumerate(compiled.stats) if s.key in keys]
+    by_model: dict[str, dict[str, dict[str, Any]]] = {}
+    for r in sorted(result.table_runs(table), key=lambda r: (r["started_at"] is None,
+                                                             r["started_at"])):
+        by_model.setdefault(r["model"], {})[r["setting"]] = r       # the latest wins
+    order = list(dict.fromkeys(r["model"] for r in result.table_runs(table)))
+    rows = []
+    for model in order:
+        chosen = {s: by_model[model][s]["run_id"]
+                  for s in sorted(by_model[model], key=lambda s: setting_order(bench, s))}
+        members = [frame.runs[i] for i in chosen.values() if i in frame.runs]
+        universe = np.unique(np.concatenate([m.units for m in members]))
+        points, reps = [], []
+        for m in members:
+            p, r = _evaluate(compiled, *m.on(universe), resamples, seed)
+            points.append(p[at])
+            reps.append(r[:, at])
+        p_all = np.concatenate(points)
+        r_all = np.concatenate(reps, axis=1)
+        with np.errstate(invalid="ignore"), warnings.catch_warnings():
+            warnings.simplefilter("ignore", RuntimeWarning)    # resamples where no cell has rows
+            point = np.nanmean(p_all) if not np.all(np.isnan(p_all)) else np.nan
+            rep = np.nanmean(r_all, axis=1)
+        lo, hi = stats.interval(np.array([point]), rep[:, None])
+        n = int(np.sum(~np.isnan(p_all)))
+        rows.append(ModelRow(model, chosen, stats.Estimate(_f(point), _f(lo[0]), _f(hi[0]), n)))
+    return rows
+
+
+def setting_order(bench: Benchmark, setting: str) -> tuple[int, str]:
+    return (bench.settings.index(setting) if setting in bench.settings else len(bench.settings),
+            setting)
