@@ -112,16 +112,20 @@ WHERE b.official <> b.strict;
 -- Paper Table 2, one model's row: for the run `rid`, the runs of the same model on ConceptMath,
 -- one per prompt setting (the run itself for its own setting; otherwise the latest started),
 -- and their accuracy on each system under `grader_name`.
-CREATE OR REPLACE MACRO conceptmath_table2(rid, grader_name) AS TABLE
+-- First the runs of the row (from `runs` alone: cheap), then their accuracies. (A report asks
+-- conceptmath_accuracy for each of these runs by its id: a join on run_id computes every run's
+-- accuracy before choosing, slow on a store of many runs.)
+CREATE OR REPLACE MACRO conceptmath_table2_runs(rid) AS TABLE
 WITH me AS (
     SELECT model, setting FROM runs WHERE run_id = rid
-), chosen AS (
-    SELECT r.setting, r.run_id
-    FROM runs r, me
-    WHERE r.benchmark = 'conceptmath' AND r.model = me.model
-    QUALIFY row_number() OVER (PARTITION BY r.setting
-                               ORDER BY (r.run_id = rid) DESC, r.started_at DESC, r.run_id) = 1
 )
+SELECT r.setting, r.run_id
+FROM runs r, me
+WHERE r.benchmark = 'conceptmath' AND r.model = me.model
+QUALIFY row_number() OVER (PARTITION BY r.setting
+                           ORDER BY (r.run_id = rid) DESC, r.started_at DESC, r.run_id) = 1;
+
+CREATE OR REPLACE MACRO conceptmath_table2(rid, grader_name) AS TABLE
 SELECT ch.setting, ch.run_id, a.system, a.n, a.correct, a.accuracy
-FROM chosen ch
+FROM conceptmath_table2_runs(rid) ch
 JOIN conceptmath_accuracy a ON a.run_id = ch.run_id AND a.grader = grader_name;

@@ -38,10 +38,13 @@ def build(store: Store, run_id: str, grader: str | None = None) -> dict[str, Any
         summary["status"] = "interrupted"
     summary["priced"] = prices.is_priced(run["model"])
     grader = grader or default_grader(store, run_id, bench.graders)
-    judges = store.query_dicts(
+    # the judge runs' names first, then each one's summary by its id: run_summary pushes only an
+    # equality on run_id down to the responses (a prefix filter would summarise every run)
+    judges = [store.query_dicts(
         "SELECT run_id, model, n_items, n_ok, n_judge_failed, n_infra_failed, input_tokens, "
-        "output_tokens, cost_usd FROM run_summary WHERE starts_with(run_id, ?) ORDER BY run_id",
-        [f"{run_id}@judge:"])
+        "output_tokens, cost_usd FROM run_summary WHERE run_id = ?", [judge])[0]
+        for (judge,) in store.query("SELECT run_id FROM runs WHERE starts_with(run_id, ?) "
+                                    "ORDER BY run_id", [f"{run_id}@judge:"])]
     for j in judges:
         j["priced"] = prices.is_priced(j["model"])
         j["failures"] = failure_reasons(store, j["run_id"])
@@ -80,9 +83,10 @@ def default_grader(store: Store, run_id: str, graders: tuple[str, ...]) -> str:
 def default_graders(store: Store, runs: dict[str, tuple[str, ...]]) -> dict[str, str]:
     """`default_grader` of many runs (run id -> its benchmark's graders) in one query each."""
     ids = list(runs)
-    cascades = dict(store.query("SELECT run_id, min(grader) FROM verdicts WHERE "
-                                "list_contains(?, run_id) AND grader LIKE 'cascade:%' "
-                                "GROUP BY run_id", [ids]))
+    # a join on run_id (not a function of it) lets the scan of verdicts skip other runs' rows
+    cascades = dict(store.query("SELECT v.run_id, min(v.grader) FROM verdicts v "
+                                "SEMI JOIN (SELECT unnest(?::VARCHAR[]) AS run_id) w USING (run_id) "
+                                "WHERE v.grader LIKE 'cascade:%' GROUP BY v.run_id", [ids]))
     imported = dict(store.query("SELECT run_id, CAST(params->'imported_verdicts'->>0 AS VARCHAR) "
                                 "FROM runs WHERE list_contains(?, run_id)", [ids]))
     return {r: cascades.get(r) or imported.get(r) or graders[0] for r, graders in runs.items()}

@@ -54,10 +54,16 @@ def build(store: Store, run_id: str, grader: str) -> dict[str, Any]:
     overall = store.query_dicts("SELECT n, correct, accuracy FROM conceptmath_run_accuracy "
                                 "WHERE run_id = ? AND grader = ?", args)
     model = store.query("SELECT model FROM runs WHERE run_id = ?", [run_id])
-    cells = store.query_dicts("SELECT setting, run_id, system, n, accuracy "
-                              "FROM conceptmath_table2(?, ?)", args)
-    (average, n_cells), = store.query("SELECT avg(accuracy ORDER BY setting, system), count(*) "
-                                      "FROM conceptmath_table2(?, ?)", args)
+    # conceptmath_table2, each chosen run's accuracies asked by its id (a filter on run_id
+    # reaches only that run's rows; the macro's join would compute every run's first)
+    cells = sorted((dict(c, setting=setting, run_id=rid)
+                    for setting, rid in store.query("SELECT setting, run_id "
+                                                    "FROM conceptmath_table2_runs(?)", [run_id])
+                    for c in store.query_dicts("SELECT system, n, accuracy FROM conceptmath_accuracy "
+                                               "WHERE run_id = ? AND grader = ?", [rid, grader])),
+                   key=lambda c: (c["setting"], c["system"]))
+    (average,), = store.query("SELECT list_avg(?::DOUBLE[])", [[c["accuracy"] for c in cells]])
+    n_cells = len(cells)
     unmastered = store.query_dicts(
         "SELECT system, rank, concept, n, accuracy FROM conceptmath_unmastered "
         "WHERE run_id = ? AND grader = ? AND level = 3 AND rank <= ? ORDER BY system, rank",
