@@ -166,3 +166,48 @@ def test_rules_on_tuning_solutions(data_dir):
     t = _measure.measure(lambda item, text: cmmath.grade("rules", item, text)[1], cases)
     total = t[("tuning", "all")]
     assert total.decided_share >= 0.8 and total.agreement >= 0.99
+
+
+def test_grading_runs_parses_each_distinct_expression_once(tmp_path, data_dir, monkeypatch):
+    """Grading a run whose answers repeat (the same value for many questions, the same options
+    in many answers), then a second run with the same answers: math-verify's parser (the real
+    one, counted at its entry point) reads each distinct normalised expression once in all."""
+    from collections import Counter
+
+    from tasks import registry
+    from tasks.items import Completion
+    from tasks.runs import grade_run, prepare
+    from tasks.store import RunSpec, Store
+
+    for cached in (_values.make_value, _values._parse_math, _values._verify):
+        cached.cache_clear()
+    parsed: Counter[str] = Counter()
+    real_parse = math_verify.parse
+
+    def counted(text, *a, **k):
+        parsed[text] += 1
+        return real_parse(text, *a, **k)
+
+    monkeypatch.setattr(math_verify, "parse", counted)
+    bench = registry.get("cmmath")
+    store = Store(tmp_path / "runs.duckdb")
+    dataset = prepare(store, bench, data_dir)
+    free_form = [it for it in dataset.items if it.part != "choice"
+                 and _values.make_value(it.gold.strip()).parsed][:30]
+    choices = [it for it in dataset.items if it.part == "choice" and it.choices][:10]
+    answers = ["所以答案为$$\\frac{1}{2}$$。", "答案：0.5", "答案：12", "故答案为$$12$$．"]
+    parsed.clear()
+    for run_id in ("first", "second"):
+        store.start_run(RunSpec(run_id, "cmmath", "m", "m", bench.default_setting, {}),
+                        len(free_form) + len(choices))
+        store.append_responses(run_id, [(it.item_id, "h", Completion(text=answers[n % 4]))
+                                        for n, it in enumerate(free_form + choices)])
+        grade_run(store, bench, dataset, run_id)
+        if run_id == "first":
+            first = sum(parsed.values())
+    assert parsed and max(parsed.values()) == 1, parsed.most_common(3)
+    assert sum(parsed.values()) == first          # the second run parsed nothing new
+    # fewer parses than answers graded: a repeated answer is never parsed again
+    assert first < len(free_form) + 2 * len(choices)
+    assert store.query("SELECT count(*) FROM verdicts WHERE run_id = 'second'")[0][0] > 0
+    store.close()
