@@ -25,6 +25,8 @@ WHERE r.benchmark = 'cmmath' AND r.setting NOT IN ('judge', 'judge-audit')
   AND k.answer_id IS NOT NULL;
 
 COMMENT ON VIEW cmmath_answer_ids IS 'CMMaTH: the answers of each run (judge runs excluded): items whose response that counts is an answer (ok, refused, missing), with its response id.';
+COMMENT ON COLUMN cmmath_answer_ids.run_id IS 'The run (runs.run_id).';
+COMMENT ON COLUMN cmmath_answer_ids.item_id IS 'The CMMaTH item (items.item_id).';
 COMMENT ON COLUMN cmmath_answer_ids.answer_id IS 'the response that counts (responses.response_id)';
 
 -- Layer 2: one row per answer of a CMMaTH run and grader of that run (every grader that gave

@@ -14,6 +14,8 @@ FROM responses
 GROUP BY run_id, item_id;
 
 COMMENT ON VIEW current_response_ids IS 'Per run and item, the ids of its newest answer (answer_id: ok, refused or missing; NULL if it has none) and of its newest response of any status (last_id); the response that counts is answer_id if any, else last_id (current_responses).';
+COMMENT ON COLUMN current_response_ids.run_id IS 'The run (runs.run_id).';
+COMMENT ON COLUMN current_response_ids.item_id IS 'The item (items.item_id).';
 COMMENT ON COLUMN current_response_ids.answer_id IS 'The newest response with an answer (ok, refused, missing); NULL when every call failed so far.';
 COMMENT ON COLUMN current_response_ids.last_id IS 'The newest response of any status.';
 
