@@ -157,7 +157,7 @@ def run(
                                 concurrency=concurrency, max_cost=max_cost,
                                 temperature=temperature, max_tokens=max_tokens,
                                 request_timeout=request_timeout, judge=judge, data_path=data_path)
-    stored = _stored_report(db, plan, limit, retry_failed, judge)
+    stored = _stored_report(db, plan, limit, retry_failed, judge, data_path)
     if stored is not None:                 # nothing left to do: no Prefect at all
         _emit(stored, as_json)
         raise typer.Exit(run_exit_code(stored))
@@ -174,12 +174,13 @@ def run(
 
 
 def _stored_report(db: str, plan, limit: int | None, retry_failed: bool,
-                   judge: str | None) -> dict | None:
+                   judge: str | None, data_path: str | None) -> dict | None:
     """The stored report of a run with nothing left to do (`tasks.runs.finished`), or None."""
     from tasks import reports
     from tasks.runs.finished import finished
 
-    store = finished(db, plan.bench, plan.data_dir, plan.run_id, limit, retry_failed, judge)
+    store = finished(db, plan.bench, plan.data_dir, plan.run_id, limit, retry_failed, judge,
+                     data_path)
     if store is None:
         return None
     err.print(Text(f"run {plan.run_id}: nothing left to ask or grade; its stored report:",

@@ -23,6 +23,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from tasks.contract import Benchmark
+from tasks.errors import MathprobeError
 from tasks.store import ANSWERED_SQL, Store, open_store, spool
 from tasks.store.location import parse
 
@@ -31,14 +32,17 @@ FAILED = ("infra_failed", "judge_failed")
 
 
 def finished(db: str | Path, bench: Benchmark, data_dir: Path, run_id: str,
-             limit: int | None, retry_failed: bool = False,
-             judge: str | None = None) -> Store | None:
-    """The store (opened read-only where it is a file) if run `run_id` has nothing left to do,
-    else None. Call after the run's arguments were checked (`preflight.check_eval`)."""
-    loc = parse(db)
+             limit: int | None, retry_failed: bool = False, judge: str | None = None,
+             data_path: str | None = None) -> Store | None:
+    """The store (opened read-only) if run `run_id` has nothing left to do, else None. Call
+    after the run's arguments were checked (`preflight.check_eval`)."""
+    loc = parse(db, data_path)
     if not loc.exists() or spool.pending(loc.key):
         return None
-    store = open_store(db, read_only=True)
+    try:
+        store = open_store(db, data_path, read_only=True)
+    except MathprobeError:          # e.g. a PostgreSQL-catalogued lake not created yet: the
+        return None                 # flow creates it, or says what is wrong
     run = store.run(run_id)
     if run is None or run["status"] not in ENDED or run["benchmark"] != bench.name:
         return None
