@@ -44,8 +44,11 @@ def triton_server(tiny_vlm, tmp_path_factory):
     """One real tritonserver (CPU) serving the tiny model for the session (~25 s to start)."""
     from tasks.serving.triton_server import TritonServer
 
-    with TritonServer(tiny_vlm, log_file=tmp_path_factory.mktemp("triton") / "server.log") as srv:
-        yield srv
+    srv = TritonServer(tiny_vlm, log_file=tmp_path_factory.mktemp("triton") / "server.log")
+    try:
+        yield srv.start()
+    finally:
+        srv.kill()          # nothing is in flight at the end: not the 8 s of a graceful stop
 
 
 @pytest.fixture
@@ -55,7 +58,8 @@ def db(tmp_path: Path) -> Path:
 
 @pytest.fixture
 def fake_openai(monkeypatch):
-    """A loopback OpenAI-compatible server (tests/fake_api.py), with the SDK pointed at it."""
+    """A loopback OpenAI-compatible server (tests/support/fake_api.py), with the SDK pointed at
+    it."""
     from tests.support.fake_api import FakeAPI
 
     server = FakeAPI().start()
