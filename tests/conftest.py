@@ -24,7 +24,9 @@ def data_dir() -> Path:
 
 @pytest.fixture(scope="session")
 def prefect_harness():
-    """One ephemeral Prefect API for the whole session (it takes ~10 s to start)."""
+    """One ephemeral Prefect API for the whole session (10-20 s to start on 2 cores); every
+    test that runs a flow, in this process or as a `mathprobe` subprocess (tests/support/cli.py
+    passes its PREFECT_API_URL), uses it rather than starting one of its own."""
     from prefect.testing.utilities import prefect_test_harness
 
     with prefect_test_harness(server_startup_timeout=120):

@@ -136,6 +136,7 @@ def test_token_logprobs_model_agrees_in_process(server, reference):
     assert with_prefix != bare
 
 
+# ~40 s: a tritonserver of its own (~25 s to start on 2 cores), to be killed mid-run.
 def test_server_killed_mid_run_then_restarted_and_retried(model_dir, server, data_dir, db,
                                                           tmp_path, monkeypatch):
     """A server of its own is killed mid-run (the failed calls are recorded); the session's

@@ -80,6 +80,8 @@ def postgres():
 
 @pytest.fixture(scope="session")
 def team(tmp_path_factory, data_dir):
+    """~30 s once: `deploy/local.sh up` as a user runs it (a Prefect server of its own, with
+    the work pool, limits and deployments it creates: the session's server stays free of them)."""
     api = FakeAPI(latency=0.05).start()
     port = free_port()
     state = tmp_path_factory.mktemp("prefect")
