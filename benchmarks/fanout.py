@@ -2,7 +2,7 @@
 
 Both send all 1740 WE-MATH questions with their images (OpenAI chat format, images as data
 URLs), three times over, at concurrency 128, to the same loopback server answering after a fixed
-50 ms (tests/fake_api.py, in its own process). The flow path is the real one: Prefect flow and
+50 ms (tests/support/fake_api.py, in its own process). The flow path is the real one: Prefect flow and
 shard tasks, the OpenAI SDK, retries, the DuckDB writer, grading and the report. Target: the
 flow's throughput at least 80% of the bare loop's, every response stored. The bare loop runs
 twice: on httpx 0.28 and on httpx2, the client the OpenAI / Anthropic SDKs are built on now
@@ -101,7 +101,7 @@ def main() -> None:
     args = ap.parse_args()
     data_dir = resolve_data_dir(args.data_dir)
 
-    server = subprocess.Popen([sys.executable, "-m", "tests.fake_api", "--latency",
+    server = subprocess.Popen([sys.executable, "-m", "tests.support.fake_api", "--latency",
                                str(args.latency)], cwd=REPO, stdout=subprocess.PIPE, text=True)
     port = int(server.stdout.readline())
     base = f"http://127.0.0.1:{port}/v1"

@@ -38,8 +38,11 @@ wait_healthy() {
 }
 
 start_bg() {  # name, command...
+  # A script's background commands inherit SIGINT ignored; a Prefect worker turns SIGTERM into
+  # SIGINT to itself, so it would never stop (stop_bg then waited out its 5 s for each worker).
+  # `trap - INT` gives the command SIGINT back: a worker stops cleanly in under a second.
   local name=$1; shift
-  nohup "$@" >"$STATE_DIR/$name.log" 2>&1 &
+  (trap - INT; exec nohup "$@") >"$STATE_DIR/$name.log" 2>&1 &
   echo $! >"$STATE_DIR/$name.pid"
 }
 

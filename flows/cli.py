@@ -20,7 +20,7 @@ import typer
 from rich.console import Console
 from rich.text import Text
 
-from flows import results_cli
+from flows import results_cli, server, triton_cli
 from flows.exits import (EXIT_CODES, quiet_user_error_tracebacks, release_frames,
                          run_exit_code)
 from tasks.errors import Exit, MathprobeError
@@ -152,10 +152,15 @@ def run(
     """Run the `eval` flow locally and print the report. The same --run-id resumes."""
     from tasks.runs import preflight
 
-    preflight.check_eval(benchmark=benchmark, model=model, setting=setting, run_id=run_id,
-                         db=db, data_dir=data_dir, limit=limit, concurrency=concurrency,
-                         max_cost=max_cost, temperature=temperature, max_tokens=max_tokens,
-                         request_timeout=request_timeout, judge=judge, data_path=data_path)
+    plan = preflight.check_eval(benchmark=benchmark, model=model, setting=setting,
+                                run_id=run_id, db=db, data_dir=data_dir, limit=limit,
+                                concurrency=concurrency, max_cost=max_cost,
+                                temperature=temperature, max_tokens=max_tokens,
+                                request_timeout=request_timeout, judge=judge, data_path=data_path)
+    stored = _stored_report(db, plan, limit, retry_failed, judge, data_path)
+    if stored is not None:                 # nothing left to do: no Prefect at all
+        _emit(stored, as_json)
+        raise typer.Exit(run_exit_code(stored))
     eval_flow = _flow("eval", "eval_flow")
     with progress_bar():
         report = eval_flow(benchmark=benchmark, model=model, setting=setting, run_id=run_id,
@@ -168,11 +173,33 @@ def run(
     raise typer.Exit(run_exit_code(report))
 
 
+def _stored_report(db: str, plan, limit: int | None, retry_failed: bool,
+                   judge: str | None, data_path: str | None) -> dict | None:
+    """The stored report of a run with nothing left to do (`tasks.runs.finished`), or None."""
+    from tasks import reports
+    from tasks.runs.finished import finished
+
+    store = finished(db, plan.bench, plan.data_dir, plan.run_id, limit, retry_failed, judge,
+                     data_path)
+    if store is None:
+        return None
+    err.print(Text(f"run {plan.run_id}: nothing left to ask or grade; its stored report:",
+                   style="dim"), soft_wrap=True)
+    return reports.build(store, plan.run_id)
+
+
+_NOTED = threading.Event()
+
+
 def _flow(module: str, name: str):
     """A flow, imported only now (importing Prefect takes seconds; checks come first). The
-    console shows a user error's message without its traceback (the Prefect API keeps it)."""
+    console shows a user error's message without its traceback (the Prefect API keeps it).
+    Without a Prefect server the flow starts a temporary one: said once, with the remedy."""
     import importlib
 
+    if server.use_running() is None and not _NOTED.is_set():     # before Prefect is imported
+        _NOTED.set()
+        err.print(Text(server.temporary_note(), style="dim"), soft_wrap=True)
     flow = getattr(importlib.import_module(f"flows.{module}"), name)
     if not _DEBUG.is_set():
         quiet_user_error_tracebacks()
@@ -500,56 +527,8 @@ def store_copy(
                              f"{', '.join(out['skipped'])}" if out["skipped"] else ""))
 
 
-triton_app = typer.Typer(help="Triton Inference Server: serve the model repository, build a "
-                                "tiny model.", no_args_is_help=True)
-app.add_typer(triton_app, name="triton")
-
-
-@triton_app.command("serve")
-def triton_serve(
-    model_dir: Annotated[Path, typer.Option("--model-dir", help="A transformers model directory "
-                                            "(config.json, weights, tokenizer/processor).")],
-    grpc_port: Annotated[int, typer.Option("--grpc-port")] = 8001,
-    http_port: Annotated[int, typer.Option("--http-port")] = 8000,
-    model_repository: Annotated[Optional[Path], typer.Option("--model-repository")] = None,
-    log_file: Annotated[Optional[Path], typer.Option("--log-file")] = None,
-) -> None:
-    """Start tritonserver (the nvidia-pytriton binary, CPU) and serve until Ctrl-C / SIGTERM."""
-    import signal
-
-    from tasks.serving.triton_server import MODEL_REPOSITORY, TritonServer
-
-    server = TritonServer(model_dir, model_repository=model_repository or MODEL_REPOSITORY,
-                          grpc_port=grpc_port, http_port=http_port, log_file=log_file)
-    err.print(f"starting tritonserver on gRPC {server.grpc_url} (models: "
-              f"{', '.join(server.models)}; model dir {model_dir}) ...")
-    server.start()
-    err.print(f"ready: mathprobe run --model triton:lmm_generate --triton-url {server.grpc_url} ...")
-    stop = threading.Event()
-    for sig in (signal.SIGINT, signal.SIGTERM):
-        signal.signal(sig, lambda *_: stop.set())
-    try:
-        while not stop.is_set() and server.proc.poll() is None:
-            stop.wait(1)
-    finally:
-        server.stop()
-    if server.proc.returncode not in (0, -15, None) and not stop.is_set():
-        raise MathprobeError(f"tritonserver exited with code {server.proc.returncode}")
-    err.print("tritonserver stopped")
-
-
-@triton_app.command("tiny-model")
-def triton_tiny_model(
-    out: Annotated[Path, typer.Argument(help="Directory to write the model to.")],
-    kind: Annotated[str, typer.Option("--kind", help="vlm (image-text-to-text) or text")] = "vlm",
-    seed: Annotated[int, typer.Option("--seed")] = 0,
-) -> None:
-    """Build a tiny randomly initialised model with an in-process trained tokenizer (offline)."""
-    from tasks.serving import tiny_model
-
-    path = tiny_model.build(out, kind=kind, seed=seed)
-    err.print(f"tiny {kind} model written to {path}")
-
+app.add_typer(server.app, name="server")
+app.add_typer(triton_cli.app, name="triton")
 
 def _emit(report: dict, as_json: bool) -> None:
     if as_json:

@@ -24,7 +24,9 @@ def data_dir() -> Path:
 
 @pytest.fixture(scope="session")
 def prefect_harness():
-    """One ephemeral Prefect API for the whole session (it takes ~10 s to start)."""
+    """One ephemeral Prefect API for the whole session (10-20 s to start on 2 cores); every
+    test that runs a flow, in this process or as a `mathprobe` subprocess (tests/support/cli.py
+    passes its PREFECT_API_URL), uses it rather than starting one of its own."""
     from prefect.testing.utilities import prefect_test_harness
 
     with prefect_test_harness(server_startup_timeout=120):
@@ -44,8 +46,11 @@ def triton_server(tiny_vlm, tmp_path_factory):
     """One real tritonserver (CPU) serving the tiny model for the session (~25 s to start)."""
     from tasks.serving.triton_server import TritonServer
 
-    with TritonServer(tiny_vlm, log_file=tmp_path_factory.mktemp("triton") / "server.log") as srv:
-        yield srv
+    srv = TritonServer(tiny_vlm, log_file=tmp_path_factory.mktemp("triton") / "server.log")
+    try:
+        yield srv.start()
+    finally:
+        srv.kill()          # nothing is in flight at the end: not the 8 s of a graceful stop
 
 
 @pytest.fixture
@@ -55,7 +60,8 @@ def db(tmp_path: Path) -> Path:
 
 @pytest.fixture
 def fake_openai(monkeypatch):
-    """A loopback OpenAI-compatible server (tests/fake_api.py), with the SDK pointed at it."""
+    """A loopback OpenAI-compatible server (tests/support/fake_api.py), with the SDK pointed at
+    it."""
     from tests.support.fake_api import FakeAPI
 
     server = FakeAPI().start()

@@ -46,11 +46,11 @@ def key_available(env_var: str) -> bool | None:
     name); False if neither can provide it."""
     if os.environ.get(env_var):
         return True
-    if "prefect" in sys.modules or _prefect_setting("PREFECT_API_URL"):
+    if "prefect" in sys.modules or prefect_setting("PREFECT_API_URL"):
         return None                    # Prefect is loaded (it can tell at once), or a server is
     #                                    configured: the backend's client resolves the block
-    url = (_prefect_setting("PREFECT_API_DATABASE_CONNECTION_URL")
-           or _prefect_setting("PREFECT_SERVER_DATABASE_CONNECTION_URL"))
+    url = (prefect_setting("PREFECT_API_DATABASE_CONNECTION_URL")
+           or prefect_setting("PREFECT_SERVER_DATABASE_CONNECTION_URL"))
     if url and not url.startswith("sqlite"):
         return None
     db = Path(url.split("///", 1)[-1]) if url else _prefect_home() / "prefect.db"
@@ -73,7 +73,7 @@ def _prefect_home() -> Path:
     return Path(os.environ.get("PREFECT_HOME") or Path.home() / ".prefect").expanduser()
 
 
-def _prefect_setting(name: str) -> str | None:
+def prefect_setting(name: str) -> str | None:
     """A Prefect setting from the environment or the active profile (profiles.toml)."""
     if os.environ.get(name):
         return os.environ[name]

@@ -136,8 +136,12 @@ def test_token_logprobs_model_agrees_in_process(server, reference):
     assert with_prefix != bare
 
 
-def test_server_killed_mid_run_then_restarted_and_retried(model_dir, data_dir, db, tmp_path,
-                                                          monkeypatch):
+# ~40 s: a tritonserver of its own (~25 s to start on 2 cores), to be killed mid-run.
+def test_server_killed_mid_run_then_restarted_and_retried(model_dir, server, data_dir, db,
+                                                          tmp_path, monkeypatch):
+    """A server of its own is killed mid-run (the failed calls are recorded); the session's
+    server then plays the restarted one (a second start would cost ~25 s, and tell nothing
+    more: the retry reaches it by URL as it would a restarted server)."""
     monkeypatch.setenv("MATHPROBE_RETRY_MAX_ATTEMPTS", "2")
     monkeypatch.setenv("MATHPROBE_RETRY_BASE_WAIT_S", "0.05")
     monkeypatch.setenv("MATHPROBE_RETRY_MAX_WAIT_S", "0.1")
@@ -177,10 +181,9 @@ def test_server_killed_mid_run_then_restarted_and_retried(model_dir, data_dir, d
     errors = open_store(db).query("SELECT DISTINCT error FROM responses WHERE status = 'infra_failed'")
     assert all("UNAVAILABLE" in e for (e,) in errors), errors
 
-    with TritonServer(model_dir, log_file=tmp_path / "second.log") as second:
-        report = eval_flow(benchmark="wemath", model="triton:lmm_generate", run_id="killed",
-                           db=str(db), data_dir=str(data_dir), limit=45, concurrency=4,
-                           max_tokens=48, triton_url=second.grpc_url, retry_failed=True)
+    report = eval_flow(benchmark="wemath", model="triton:lmm_generate", run_id="killed",
+                       db=str(db), data_dir=str(data_dir), limit=45, concurrency=4,
+                       max_tokens=48, triton_url=server.grpc_url, retry_failed=True)
     assert report["run"]["status"] == "completed" and report["run"]["n_ok"] == n
     ok = open_store(db).query("SELECT count(*), count(DISTINCT item_id) FROM responses "
                               "WHERE status = 'ok'")

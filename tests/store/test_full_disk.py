@@ -78,6 +78,7 @@ def spooled(*folders: Path) -> list[dict]:
             for line in f.read_text().splitlines()]
 
 
+# ~20 s: three or four `mathprobe` processes (each imports Prefect, 3-4 s), as a user meets it.
 def test_full_disk_keeps_every_answer_and_resumes(small_disk, tmp_path, data_dir):
     disk, kind = small_disk
     db = disk / "runs.duckdb"

@@ -19,7 +19,7 @@ two requests whose prompt contains that text fail that way; later ones succeed. 
   refuse   a refusal (OpenAI `refusal`, Anthropic stop_reason 'refusal')
 `always={"text": "503"}` fails every request containing the text.
 
-Run standalone for benchmarks: python -m tests.fake_api --port 0 --latency 0.05
+Run standalone for benchmarks: python -m tests.support.fake_api --port 0 --latency 0.05
 """
 from __future__ import annotations
 

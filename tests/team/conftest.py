@@ -4,6 +4,7 @@ process work pool, the provider limits, the deployments and two workers
 (`deploy/local.sh up --workers 2`), started once and shut down at the end."""
 from __future__ import annotations
 
+import concurrent.futures
 import os
 import shutil
 import socket
@@ -15,7 +16,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.conftest import REPO
+from tests.conftest import REPO, shared_data_dir
 from tests.support.fake_api import FakeAPI
 
 BIN = Path(sys.executable).parent
@@ -64,25 +65,17 @@ class Team:
         return {p.stem: p.read_text() for p in sorted(self.state.glob("worker-*.log"))}
 
 
-@pytest.fixture(scope="session")
-def postgres():
+def _start_postgres() -> tuple[str, subprocess.CompletedProcess, int]:
     """A real PostgreSQL server (Debian's package, `make postgres`) in a temporary folder under
     /tmp (as root it runs as the `postgres` user, who must reach the folder)."""
     folder = tempfile.mkdtemp(prefix="mathprobe-pg-")
     port = free_port()
     started = subprocess.run([POSTGRES, "start", folder, str(port), *LAKE_DATABASES],
                              capture_output=True, text=True, timeout=120)
-    assert started.returncode == 0, started.stderr
-    yield Postgres(port)
-    subprocess.run([POSTGRES, "stop", folder], capture_output=True, timeout=60)
-    shutil.rmtree(folder, ignore_errors=True)
+    return folder, started, port
 
 
-@pytest.fixture(scope="session")
-def team(tmp_path_factory, data_dir):
-    api = FakeAPI(latency=0.05).start()
-    port = free_port()
-    state = tmp_path_factory.mktemp("prefect")
+def _team_env(state: Path, port: int, api: FakeAPI) -> dict[str, str]:
     env = {k: v for k, v in os.environ.items()
            if not k.startswith(("PREFECT_", "MATHPROBE_MAX_CONCURRENCY_", "OPENAI_"))
            and k != "MATHPROBE_REPO"}
@@ -91,12 +84,91 @@ def team(tmp_path_factory, data_dir):
                PREFECT_SERVER_ANALYTICS_ENABLED="false",
                PREFECT_WORKER_QUERY_SECONDS="1", WORKER_LIMIT="2",
                OPENAI_BASE_URL=api.openai_url, OPENAI_API_KEY="sk-test-local",
-               MATHPROBE_DATA_DIR=str(data_dir), PYTHONUNBUFFERED="1")
+               MATHPROBE_DATA_DIR=str(shared_data_dir()), PYTHONUNBUFFERED="1")
+    return env
+
+
+def _start_team() -> tuple[dict[str, str], FakeAPI, Path, subprocess.CompletedProcess]:
+    api = FakeAPI(latency=0.05).start()
+    state = Path(tempfile.mkdtemp(prefix="mathprobe-team-"))
+    env = _team_env(state, free_port(), api)
     up = subprocess.run([LOCAL, "up", "--workers", "2"], env=env, capture_output=True,
                         text=True, timeout=240)
+    return env, api, state, up
+
+
+class Early:
+    """Set-ups that take half a minute of subprocesses (PostgreSQL; the Prefect server, work
+    pool, deployments and workers of `local.sh up`), started in a background thread as soon as
+    the tests that need them are collected, so that they come up while other tests run on the
+    other core; the fixtures then take what they made (or start them if nothing did). What no
+    fixture took (a session stopped early) is stopped at the end of the session."""
+    jobs: dict[str, concurrent.futures.Future] = {}
+    taken: set[str] = set()
+    _pool = concurrent.futures.ThreadPoolExecutor(max_workers=2, thread_name_prefix="team-up")
+
+    @classmethod
+    def start(cls, name: str, job) -> None:
+        if name not in cls.jobs:
+            cls.jobs[name] = cls._pool.submit(job)
+
+    @classmethod
+    def take(cls, name: str, job):
+        cls.start(name, job)
+        cls.taken.add(name)
+        return cls.jobs[name].result()
+
+
+@pytest.hookimpl(trylast=True)              # after -k / -m deselected what they do
+def pytest_collection_modifyitems(session, config, items):
+    if config.option.collectonly:
+        return
+    needed = {name for item in items for name in ("postgres", "team")
+              if name in getattr(item, "fixturenames", ())}
+    for name, job in (("postgres", _start_postgres), ("team", _start_team)):
+        if name in needed:
+            Early.start(name, job)
+
+
+def pytest_sessionfinish(session, exitstatus):
+    for name, job in Early.jobs.items():
+        if name in Early.taken or job.exception() is not None:
+            continue
+        if name == "postgres":
+            _stop_postgres(job.result()[0])
+        else:
+            _stop_team(*job.result()[:3])
+
+
+def _stop_postgres(folder: str) -> None:
+    subprocess.run([POSTGRES, "stop", folder], capture_output=True, timeout=60)
+    shutil.rmtree(folder, ignore_errors=True)
+
+
+def _stop_team(env: dict[str, str], api: FakeAPI, state: Path) -> None:
+    subprocess.run([LOCAL, "down"], env=env, capture_output=True, timeout=60)
+    api.stop()
+    shutil.rmtree(state, ignore_errors=True)
+
+
+@pytest.fixture(scope="session")
+def postgres():
+    folder, started, port = Early.take("postgres", _start_postgres)
+    try:
+        assert started.returncode == 0, started.stderr
+        yield Postgres(port)
+    finally:
+        _stop_postgres(folder)
+
+
+@pytest.fixture(scope="session")
+def team():
+    """~30 s once (in the background, see Early): `deploy/local.sh up` as a user runs it (a
+    Prefect server of its own, with the work pool, limits and deployments it creates: the
+    session's server stays free of them)."""
+    env, api, state, up = Early.take("team", _start_team)
     try:
         assert up.returncode == 0, up.stdout[-2000:] + up.stderr[-3000:]
         yield Team(env, api, state)
     finally:
-        subprocess.run([LOCAL, "down"], env=env, capture_output=True, timeout=60)
-        api.stop()
+        _stop_team(env, api, state)

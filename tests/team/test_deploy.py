@@ -9,6 +9,8 @@ from tests.conftest import REPO
 from tests.team.conftest import BIN
 
 
+# ~20-45 s: `prefect deploy` (a process), then a worker starts the flow run as a process of its
+# own (Python, Prefect, the flow) and the run goes through the team server.
 def test_plain_prefect_deploy_then_deployment_run_completes(team, tmp_path, data_dir):
     assert "MATHPROBE_REPO" not in team.env
     deployed = team.run(str(BIN / "prefect"), "--no-prompt", "deploy", "--prefect-file",

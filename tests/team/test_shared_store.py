@@ -31,7 +31,8 @@ def view_rows(db: str) -> dict[str, list[tuple]]:
 
 def test_four_writers_into_one_lake_store_each_item_exactly_once(team, postgres, tmp_path):
     """(a) four `mathprobe run` processes into one PostgreSQL-catalogued lake at once, two of
-    them on the same run: every item stored once, and the views equal the same runs in a file."""
+    them on the same run: every item stored once, and the views equal the same runs in a file.
+    (20-50 s: four processes starting Prefect at once on 2 cores is the point.)"""
     lake = postgres.lake("lake_writers")
     runs = ["first", "second", "shared", "shared"]
     procs = [team.popen("run", "--benchmark", "wemath", "--model", "baseline:random",
@@ -67,7 +68,10 @@ def test_four_writers_into_one_lake_store_each_item_exactly_once(team, postgres,
 
 
 def test_report_and_sql_read_while_a_run_writes(team, tmp_path):
-    """(b) `report` and `sql` on a SQLite-catalogued lake while a run writes to it."""
+    """(b) `report` and `sql` on a SQLite-catalogued lake while a run writes to it.
+    (~45 s: the run is slowed on purpose (100 ms per answer, 2 in flight, each holding a slot
+    of the team server's global limit) so that the reader, polling `report` in this process,
+    catches it half-written.)"""
     lake = f"ducklake:sqlite:{tmp_path / 'lake.sqlite'}"
     team.api.latency = 0.1
     try:

@@ -20,7 +20,12 @@ LIMIT = 30
 @pytest.fixture(scope="module")
 def sweep(team, postgres, tmp_path_factory):
     """One sweep of 2 models x 2 benchmarks, with the OpenAI limit set to 2 slots for all
-    workers together (each worker alone would allow 256)."""
+    workers together (each worker alone would allow 256).
+
+    60-100 s, shared by the three tests of this file: the parent flow run and its four cells
+    each start as a fresh process from a worker (Python, Prefect, the flow: 5-8 s each on 2
+    cores), write into a PostgreSQL-catalogued lake, and every OpenAI request holds a slot of
+    the server's global limit (two API calls per request)."""
     made = team.run(str(BIN / "python"), "-m", "tasks.runs.limits",
                     MATHPROBE_MAX_CONCURRENCY_OPENAI="2")
     assert made.returncode == 0 and "mathprobe-openai: 2" in made.stdout, made.stderr

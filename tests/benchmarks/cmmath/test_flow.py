@@ -53,6 +53,8 @@ def api(fake_openai):
     return fake_openai
 
 
+# ~25 s (issue 14 baseline): the whole sample through rules and judge; most of it is the rule
+# grader's LaTeX parsing, which the grader's equivalence cache takes away.
 def test_whole_sample_cascade_with_a_flaky_judge(api, data_dir, db):
     api.reply = Replies(malformed_every=5)
     report = eval_flow(benchmark="cmmath", model="openai:fake-model", setting="text",

@@ -24,6 +24,8 @@ def api(fake_openai):
     return fake_openai
 
 
+# ~20 s: every ConceptMath item in each of the three settings through the real flow,
+# the only test that runs the whole benchmark end to end.
 def test_whole_benchmark_three_settings_with_the_baseline(data_dir, db):
     n = len(conceptmath.load(data_dir).items)
     for setting in conceptmath.SETTINGS:

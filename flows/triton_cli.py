@@ -1,0 +1,63 @@
+"""`mathprobe triton serve|tiny-model`: serve the Triton model repository on CPU, build a tiny
+model (registered on the app by flows.cli)."""
+from __future__ import annotations
+
+import threading
+from pathlib import Path
+from typing import Annotated, Optional
+
+import typer
+from rich.console import Console
+
+from tasks.errors import MathprobeError
+
+err = Console(stderr=True)
+
+app = typer.Typer(help="Triton Inference Server: serve the model repository, build a "
+                "tiny model.", no_args_is_help=True)
+
+
+@app.command("serve")
+def triton_serve(
+    model_dir: Annotated[Path, typer.Option("--model-dir", help="A transformers model directory "
+                                            "(config.json, weights, tokenizer/processor).")],
+    grpc_port: Annotated[int, typer.Option("--grpc-port")] = 8001,
+    http_port: Annotated[int, typer.Option("--http-port")] = 8000,
+    model_repository: Annotated[Optional[Path], typer.Option("--model-repository")] = None,
+    log_file: Annotated[Optional[Path], typer.Option("--log-file")] = None,
+) -> None:
+    """Start tritonserver (the nvidia-pytriton binary, CPU) and serve until Ctrl-C / SIGTERM."""
+    import signal
+
+    from tasks.serving.triton_server import MODEL_REPOSITORY, TritonServer
+
+    server = TritonServer(model_dir, model_repository=model_repository or MODEL_REPOSITORY,
+                          grpc_port=grpc_port, http_port=http_port, log_file=log_file)
+    err.print(f"starting tritonserver on gRPC {server.grpc_url} (models: "
+              f"{', '.join(server.models)}; model dir {model_dir}) ...")
+    server.start()
+    err.print(f"ready: mathprobe run --model triton:lmm_generate --triton-url {server.grpc_url} ...")
+    stop = threading.Event()
+    for sig in (signal.SIGINT, signal.SIGTERM):
+        signal.signal(sig, lambda *_: stop.set())
+    try:
+        while not stop.is_set() and server.proc.poll() is None:
+            stop.wait(1)
+    finally:
+        server.stop()
+    if server.proc.returncode not in (0, -15, None) and not stop.is_set():
+        raise MathprobeError(f"tritonserver exited with code {server.proc.returncode}")
+    err.print("tritonserver stopped")
+
+
+@app.command("tiny-model")
+def triton_tiny_model(
+    out: Annotated[Path, typer.Argument(help="Directory to write the model to.")],
+    kind: Annotated[str, typer.Option("--kind", help="vlm (image-text-to-text) or text")] = "vlm",
+    seed: Annotated[int, typer.Option("--seed")] = 0,
+) -> None:
+    """Build a tiny randomly initialised model with an in-process trained tokenizer (offline)."""
+    from tasks.serving import tiny_model
+
+    path = tiny_model.build(out, kind=kind, seed=seed)
+    err.print(f"tiny {kind} model written to {path}")

@@ -1,0 +1,144 @@
+"""A Prefect server that is already there (issue 14): `mathprobe server start|status|stop`, runs
+that use it (and show in its API), a finished run resumed without Prefect, and a stale record.
+
+Every command runs as a user types it: the `mathprobe` CLI in a subprocess. The started server
+is a real `prefect server start` on a Prefect home of its own under tmp (the one server these
+tests start: starting one is what is under test); everything else uses the session's server.
+"""
+from __future__ import annotations
+
+import json
+import os
+import re
+import socket
+import subprocess
+import sys
+
+import httpx
+import pytest
+
+from tests.support.cli import cli_env, mathprobe
+
+
+def free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+def plain_env(tmp_path, **extra: str) -> dict[str, str]:
+    """The user's environment with no Prefect server configured, state and home under tmp."""
+    env = {k: v for k, v in os.environ.items() if k != "PREFECT_API_URL"}
+    env.update(MATHPROBE_STATE_DIR=str(tmp_path / "state"), PREFECT_HOME=str(tmp_path / "home"),
+               PREFECT_SERVER_ANALYTICS_ENABLED="false", PYTHONUNBUFFERED="1", COLUMNS="200",
+               **extra)
+    return env
+
+
+@pytest.fixture(scope="module")
+def started(tmp_path_factory):
+    """`mathprobe server start`, once for this module (stopped at the end, whatever happens)."""
+    root = tmp_path_factory.mktemp("server")
+    env = plain_env(root)
+    done = mathprobe("server", "start", env=env, timeout=120)
+    yield env, done
+    mathprobe("server", "stop", env=env, timeout=60)
+
+
+def test_start_then_status_then_start_again(started):
+    env, done = started
+    assert done.returncode == 0, done.stdout + done.stderr
+    assert "Prefect server started in" in done.stdout
+    url = re.search(r"API: (\S+)", done.stdout).group(1)
+    assert httpx.get(f"{url}/health", timeout=5).status_code == 200
+    status = mathprobe("server", "status", env=env)
+    assert status.returncode == 0 and "mathprobe server: running" in status.stdout
+    assert "healthy" in status.stdout and url in status.stdout
+    again = mathprobe("server", "start", env=env)           # finds it: no second server
+    assert again.returncode == 0 and "already running" in again.stdout, again.stdout
+    assert re.search(r"pid (\d+)", again.stdout).group(1) == \
+        re.search(r"pid (\d+)", done.stdout).group(1)
+
+
+def test_a_cli_run_uses_the_started_server_and_shows_in_its_api(started, tmp_path, data_dir):
+    env, done = started
+    url = re.search(r"API: (\S+)", done.stdout).group(1)
+    run = mathprobe("run", "--benchmark", "wemath", "--model", "baseline:random", "--run-id",
+                    "via-server", "--db", str(tmp_path / "s.duckdb"), "--data-dir",
+                    str(data_dir), "--limit", "6", env=env)
+    assert run.returncode == 0, run.stdout[-2000:] + run.stderr[-2000:]
+    assert "temporary" not in run.stderr                   # no temporary server, no note
+    flow_runs = httpx.post(f"{url}/flow_runs/filter", timeout=30, json={
+        "flow_runs": {"name": {"like_": "via-server"}}}).json()
+    assert [(f["name"], f["state_type"]) for f in flow_runs] == [
+        ("wemath:baseline:random:via-server", "COMPLETED")]
+
+
+def test_stop_then_status_says_none(started):
+    env, done = started
+    url = re.search(r"API: (\S+)", done.stdout).group(1)
+    stop = mathprobe("server", "stop", env=env)
+    assert stop.returncode == 0 and "Prefect server stopped" in stop.stdout, stop.stdout
+    with pytest.raises(httpx.HTTPError):
+        httpx.get(f"{url}/health", timeout=2)
+    status = mathprobe("server", "status", env=env)
+    assert "No Prefect server: each run starts a temporary one" in status.stdout
+    assert "No mathprobe Prefect server was running." in mathprobe("server", "stop",
+                                                                   env=env).stdout
+
+
+def test_a_stale_record_is_said_so_and_a_reused_pid_is_never_signalled(tmp_path):
+    """The record names a process that is gone, or whose pid now belongs to another program:
+    status says so, stop removes the record and signals nothing, start would replace it."""
+    bystander = subprocess.Popen([sys.executable, "-c", "import time; time.sleep(60)"])
+    try:
+        env = plain_env(tmp_path)
+        record = tmp_path / "state" / "server" / "server.json"
+        record.parent.mkdir(parents=True)
+        for pid in (bystander.pid, _gone_pid()):
+            port = free_port()
+            record.write_text(json.dumps({"pid": pid, "port": port, "home": str(tmp_path),
+                                          "log": str(tmp_path / "server.log")}))
+            status = mathprobe("server", "status", env=env)
+            text = " ".join(status.stdout.split())
+            assert status.returncode == 0, status.stderr
+            assert (f"Stale record: the Prefect server recorded in {record} (pid {pid}, "
+                    f"port {port}) is no longer running") in text, text
+            assert "No Prefect server: each run starts a temporary one" in text
+            stop = mathprobe("server", "stop", env=env)
+            assert f"Nothing to stop: the Prefect server recorded in {record} (pid {pid}" \
+                in " ".join(stop.stdout.split()), stop.stdout
+            assert not record.exists()
+        assert bystander.poll() is None                   # the pid's new owner: untouched
+    finally:
+        bystander.kill()
+        bystander.wait()
+
+
+def _gone_pid() -> int:
+    proc = subprocess.Popen(["true"])
+    proc.wait()
+    return proc.pid
+
+
+def test_resuming_a_finished_run_asks_nothing_and_never_imports_prefect(
+        prefect_harness, fake_openai, tmp_path, data_dir):
+    db = str(tmp_path / "r.duckdb")
+    args = ("run", "--benchmark", "wemath", "--model", "openai:gpt-4o-mini", "--run-id", "done",
+            "--db", db, "--data-dir", str(data_dir), "--limit", "30", "--json")
+    first = mathprobe(*args, env=cli_env(fake_openai))
+    assert first.returncode == 0, first.stderr[-2000:]
+    asked = fake_openai.served
+    assert asked >= 30
+    # again, with no Prefect server reachable at all and imports traced
+    env = cli_env(fake_openai, PREFECT_API_URL=f"http://127.0.0.1:{free_port()}/api",
+                  PYTHONPROFILEIMPORTTIME="1")
+    again = mathprobe(*args, env=env)
+    assert again.returncode == 0, again.stderr[-3000:]
+    assert fake_openai.served == asked                    # 0 requests
+    imported = [line.split("|")[-1].strip() for line in again.stderr.splitlines()
+                if line.startswith("import time:")]
+    assert "tasks.runs.finished" in imported and "duckdb" in imported     # the trace works
+    assert not [m for m in imported if m.split(".")[0] == "prefect"], "Prefect was imported"
+    assert "run done: nothing left to ask or grade" in again.stderr
+    assert json.loads(again.stdout) == json.loads(first.stdout)      # the same report
