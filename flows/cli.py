@@ -4,15 +4,14 @@ Everything that can be checked without Prefect (arguments, benchmark, setting, m
 data files, the store file) is checked before a flow module is imported (`tasks.runs.preflight`):
 starting Prefect takes 10-20 s, a typo must not wait for it. A user error ends the command with
 one `error:` line (a traceback only with --debug) and a documented exit status (`tasks.errors.Exit`).
+Command groups live in their own modules (results_cli, probes_cli, server, triton_cli);
+what they share (option types, console, lazy flow import, progress bar) is in cli_common.
 """
 from __future__ import annotations
 
-import json
 import os
 import sys
-import threading
 import traceback
-from contextlib import contextmanager
 from pathlib import Path
 from typing import Annotated, Optional
 
@@ -20,36 +19,19 @@ import typer
 from rich.console import Console
 from rich.text import Text
 
-from flows import results_cli, server, triton_cli
-from flows.exits import (EXIT_CODES, quiet_user_error_tracebacks, release_frames,
-                         run_exit_code)
+from flows import probes_cli, results_cli, server, triton_cli
+from flows.cli_common import (DEBUG, MODELS_HELP, SETTINGS_HELP, Benchmark, DataDir, DataPath,
+                              Db, RunId, emit, err, load_flow, progress_bar)
+from flows.exits import EXIT_CODES, release_frames, run_exit_code
 from tasks.errors import Exit, MathprobeError
 
 # The ephemeral Prefect server's telemetry heartbeat races its own SQLite file and logs a
 # spurious "database is locked" traceback on every local run; nothing here needs telemetry.
 os.environ.setdefault("PREFECT_SERVER_ANALYTICS_ENABLED", "false")
 
-def _choices() -> tuple[str, str]:
-    """The benchmarks and their settings, for --help (a broken plug-in must not break it)."""
-    from tasks import registry
-
-    try:
-        benches = registry.all_benchmarks()
-    except Exception:                      # noqa: BLE001  (the command reports it when used)
-        return ", ".join(registry.names()), "see each benchmark"
-    return (", ".join(b.name for b in benches),
-            "; ".join(f"{b.name}: {', '.join(b.settings)} (default {b.default_setting})"
-                      for b in benches))
-
-
-BENCHMARKS_HELP, SETTINGS_HELP = _choices()
-MODELS_HELP = ("BACKEND:NAME, one of: baseline:random (offline chance baseline), openai:MODEL, "
-               "anthropic:MODEL, triton:MODEL, replay:FILE")
-
 app = typer.Typer(help="mathprobe: concept-wise math benchmark evaluation.", epilog=EXIT_CODES,
                   invoke_without_command=True, pretty_exceptions_enable=False,
                   rich_markup_mode=None)
-err = Console(stderr=True)
 
 
 def _version(value: bool) -> None:
@@ -70,28 +52,14 @@ def _options(
 ) -> None:
     """mathprobe: concept-wise math benchmark evaluation."""
     if debug:
-        _DEBUG.set()
+        DEBUG.set()
     if ctx.invoked_subcommand is None:
         typer.echo(ctx.get_help())
         raise typer.Exit()
 
 
-_DEBUG = threading.Event()
-
-DataDir = Annotated[Optional[Path], typer.Option(
-    "--data-dir", help="Folder holding one folder per benchmark (default: $MATHPROBE_DATA_DIR).")]
-Db = Annotated[str, typer.Option("--db", help="DuckDB file (created if absent), or a shared "
-                                  "DuckLake store: ducklake:sqlite:FILE or "
-                                  "'ducklake:postgres:dbname=NAME host=HOST'.")]
-DataPath = Annotated[Optional[str], typer.Option(
-    "--data-path", help="Where a new DuckLake store keeps its Parquet files (a folder or an "
-    "object store URL; default for ducklake:sqlite:FILE: FILE.files/).")]
-RunId = Annotated[str, typer.Option("--run-id", help="Run id; reuse it to resume a run.")]
-Benchmark = Annotated[str, typer.Option("--benchmark", help=f"One of: {BENCHMARKS_HELP}.")]
-
 DEMO_DB = "out/demo.duckdb"
 
-app.command("compare")(results_cli.compare)
 
 
 @app.command("import")
@@ -159,9 +127,9 @@ def run(
                                 request_timeout=request_timeout, judge=judge, data_path=data_path)
     stored = _stored_report(db, plan, limit, retry_failed, judge, data_path)
     if stored is not None:                 # nothing left to do: no Prefect at all
-        _emit(stored, as_json)
+        emit(stored, as_json)
         raise typer.Exit(run_exit_code(stored))
-    eval_flow = _flow("eval", "eval_flow")
+    eval_flow = load_flow("eval", "eval_flow")
     with progress_bar():
         report = eval_flow(benchmark=benchmark, model=model, setting=setting, run_id=run_id,
                            db=str(db), data_dir=str(data_dir) if data_dir else None,
@@ -169,7 +137,7 @@ def run(
                            max_cost=max_cost, temperature=temperature, max_tokens=max_tokens,
                            request_timeout=request_timeout, triton_url=triton_url,
                            judge=judge, data_path=data_path)
-    _emit(report, as_json)
+    emit(report, as_json)
     raise typer.Exit(run_exit_code(report))
 
 
@@ -186,61 +154,6 @@ def _stored_report(db: str, plan, limit: int | None, retry_failed: bool,
     err.print(Text(f"run {plan.run_id}: nothing left to ask or grade; its stored report:",
                    style="dim"), soft_wrap=True)
     return reports.build(store, plan.run_id)
-
-
-_NOTED = threading.Event()
-
-
-def _flow(module: str, name: str):
-    """A flow, imported only now (importing Prefect takes seconds; checks come first). The
-    console shows a user error's message without its traceback (the Prefect API keeps it).
-    Without a Prefect server the flow starts a temporary one: said once, with the remedy."""
-    import importlib
-
-    if server.use_running() is None and not _NOTED.is_set():     # before Prefect is imported
-        _NOTED.set()
-        err.print(Text(server.temporary_note(), style="dim"), soft_wrap=True)
-    flow = getattr(importlib.import_module(f"flows.{module}"), name)
-    if not _DEBUG.is_set():
-        quiet_user_error_tracebacks()
-    return flow
-
-
-@contextmanager
-def progress_bar():
-    """A rich progress bar on stderr, fed by the pipeline's progress events."""
-    from rich.progress import (BarColumn, MofNCompleteColumn, Progress, TextColumn,
-                               TimeElapsedColumn, TimeRemainingColumn)
-
-    from tasks.runs import progress as events
-
-    bar = Progress(TextColumn("{task.description}"), BarColumn(), MofNCompleteColumn(),
-                   TextColumn("{task.fields[counts]}"), TimeElapsedColumn(),
-                   TimeRemainingColumn(), console=err, transient=False)
-    tasks: dict[str, int] = {}
-    counts: dict[str, dict[str, int]] = {}
-
-    def listener(event: str, run_id: str, **data) -> None:
-        if event == "start":
-            counts[run_id] = {}
-            tasks[run_id] = bar.add_task(f"{run_id}", total=data["total"], counts="")
-        elif event == "done" and run_id in tasks:
-            c = counts[run_id]
-            c[data["status"]] = c.get(data["status"], 0) + 1
-            bar.update(tasks[run_id], advance=1,
-                       counts=", ".join(f"{v} {k}" for k, v in sorted(c.items())))
-        elif event == "stopped":
-            bar.console.print(Text(data["reason"], style="yellow"), soft_wrap=True)
-        elif event == "note":
-            bar.console.print(Text(data["message"], style="dim"), soft_wrap=True)
-
-    events.subscribe(listener)
-    bar.start()
-    try:
-        yield bar
-    finally:
-        bar.stop()
-        events.unsubscribe(listener)
 
 
 @app.command()
@@ -280,7 +193,7 @@ def report(
     if store.stale_views:
         err.print(Text(f"note: {db} holds views of an older mathprobe and cannot be written "
                        "now; the figures come from those views", style="yellow"), soft_wrap=True)
-    _emit(reports.build(store, run_id, grader), as_json)
+    emit(reports.build(store, run_id, grader), as_json)
 
 
 @app.command()
@@ -327,7 +240,7 @@ def demo(
     for bench in registry.all_benchmarks():
         if bench.demo is not None:
             preflight.data(bench, data_dir)
-    eval_flow = _flow("eval", "eval_flow")
+    eval_flow = load_flow("eval", "eval_flow")
     queries = []
     for bench in registry.all_benchmarks():
         if bench.demo is None:
@@ -337,7 +250,7 @@ def demo(
             report = eval_flow(benchmark=bench.name, model=bench.demo["model"],
                                setting=bench.demo.get("setting"), run_id=run_id, db=str(db),
                                data_dir=str(data_dir) if data_dir else None)
-        _emit(report, False)
+        emit(report, False)
         if bench.demo.get("query"):
             queries.append(bench.demo["query"].format(run_id=run_id))
     Console().print(f"\nStored in {db}. Query it by hand, e.g.:\n"
@@ -345,162 +258,10 @@ def demo(
                     soft_wrap=True)
 
 
-ProbeModel = Annotated[str, typer.Option("--model", help=MODELS_HELP + ".")]
-Limit = Annotated[Optional[int], typer.Option("--limit", help="About N questions: a seeded "
-                                              "stratified sample over the benchmark's strata "
-                                              "(ConceptMath: system and concept).")]
-OptionalRunId = Annotated[Optional[str], typer.Option("--run-id")]
-Concurrency = Annotated[int, typer.Option("--concurrency", help="Requests in flight.")]
-RetryFailed = Annotated[bool, typer.Option("--retry-failed", help="Re-drive only the calls "
-                                           "that failed.")]
-TritonUrl = Annotated[Optional[str], typer.Option("--triton-url", help="HOST:PORT of the Triton "
-                                                  "gRPC endpoint (triton: models).")]
-AsJson = Annotated[bool, typer.Option("--json", help="Print the result as JSON.")]
-ProbeBenchmark = Annotated[Optional[str], typer.Option(
-    "--benchmark", help="The benchmark whose probe to run (default: the one that has it); one "
-    f"of: {BENCHMARKS_HELP}.")]
-
-
-def _opt(path: Path | None) -> str | None:
-    return str(path) if path else None
-
-
-@app.command()
-def contamination(
-    model: ProbeModel,
-    db: Db,
-    method: Annotated[str, typer.Option("--method", help="rouge, mink or both")] = "both",
-    run_id: OptionalRunId = None,
-    data_dir: DataDir = None,
-    limit: Limit = None,
-    concurrency: Concurrency = 16,
-    retry_failed: RetryFailed = False,
-    triton_url: TritonUrl = None,
-    benchmark: ProbeBenchmark = None,
-    as_json: AsJson = False,
-) -> None:
-    """ConceptMath contamination (paper Table 3): Rouge-L of continuations, MIN-K% (K=10)."""
-    from tasks.runs import preflight
-
-    preflight.check_probe(family="contamination", benchmark=benchmark,
-                          methods=None if method == "both" else [method], model=model,
-                          run_id=run_id, db=db, data_dir=data_dir, limit=limit,
-                          concurrency=concurrency)
-    contamination_flow = _flow("probes", "contamination_flow")
-    with progress_bar():
-        out = contamination_flow(model=model, method=method, benchmark=benchmark,
-                                 run_id=run_id, db=str(db),
-                                 data_dir=_opt(data_dir), limit=limit,
-                                 concurrency=concurrency, retry_failed=retry_failed,
-                                 triton_url=triton_url)
-    _emit_probe(out, as_json)
-
-
-@app.command()
-def classify(
-    model: ProbeModel,
-    db: Db,
-    run_id: OptionalRunId = None,
-    data_dir: DataDir = None,
-    limit: Limit = None,
-    concurrency: Concurrency = 16,
-    retry_failed: RetryFailed = False,
-    triton_url: TritonUrl = None,
-    benchmark: ProbeBenchmark = None,
-    as_json: AsJson = False,
-) -> None:
-    """ConceptMath concept classification (paper Tables 6/8/9): MRR and top-1 per system."""
-    from tasks.runs import preflight
-
-    preflight.check_probe(family="classify", benchmark=benchmark, methods=None, model=model,
-                          run_id=run_id, db=db, data_dir=data_dir, limit=limit,
-                          concurrency=concurrency)
-    classify_flow = _flow("probes", "classify_flow")
-    with progress_bar():
-        out = classify_flow(model=model, benchmark=benchmark, run_id=run_id, db=str(db),
-                            data_dir=_opt(data_dir), limit=limit,
-                            concurrency=concurrency, retry_failed=retry_failed,
-                            triton_url=triton_url)
-    _emit_probe(out, as_json)
-
-
-def _emit_probe(out: dict, as_json: bool) -> None:
-    """The probes' tables (or JSON), each run's failure reasons, and the exit status: 3 when
-    a probe run has calls that failed for good."""
-    from rich.table import Table
-
-    from tasks.reports.summary import failure_lines
-
-    if as_json:
-        sys.stdout.write(json.dumps(out, indent=2, default=str) + "\n")
-    for probe, result in out.items():
-        rows = result["rows"]
-        if not as_json:
-            table = Table(title=f"{probe}: run {result['run_id']}", title_justify="left")
-            for col in (rows[0].keys() if rows else ["(no answers)"]):
-                table.add_column(col, justify="left" if col in ("run_id", "system") else "right")
-            for r in rows:
-                table.add_row(*(f"{v:.4f}" if isinstance(v, float) else str(v)
-                                for v in r.values()))
-            Console().print(table)
-        run = result.get("run") or {}
-        if run.get("n_infra_failed"):
-            err.print(Text(f"{probe}: {run['n_infra_failed']} of {run['n_items']} call(s) "
-                           "failed (infra_failed), not scored; re-drive them with "
-                           "--retry-failed", style="yellow"), soft_wrap=True)
-            for line in failure_lines(result.get("failures", []), run["n_infra_failed"]):
-                err.print(Text(f"  {line}", style="yellow"), soft_wrap=True)
-    if any((r.get("run") or {}).get("n_infra_failed") for r in out.values()):
-        raise typer.Exit(Exit.INCOMPLETE)
-
-
-@app.command("judge-audit")
-def judge_audit(
-    db: Db,
-    data_dir: DataDir = None,
-    judge: Annotated[Optional[str], typer.Option("--judge", help="BACKEND:NAME of a judge to "
-                                                 "audit as well (alone and as the cascade).")] = None,
-    audit_id: Annotated[str, typer.Option("--audit-id")] = "gradegpt-sample",
-    concurrency: Annotated[int, typer.Option("--concurrency")] = 16,
-    limit: Annotated[Optional[int], typer.Option("--limit", help="Judge only the first N "
-                                                 "records.")] = None,
-    benchmark: Annotated[Optional[str], typer.Option(
-        "--benchmark", help="The benchmark whose judge to audit (default: the one with an "
-        "audit).")] = None,
-    as_json: Annotated[bool, typer.Option("--json")] = False,
-) -> None:
-    """Measure graders against reference verdicts (CMMaTH: GPT-4's on the GradeGPT judgment
-    sample): the rule stage, and with --judge a judge backend and the cascade (view
-    judge_agreement)."""
-    from rich.table import Table
-
-    from tasks import registry
-    from tasks.runs import preflight
-    from tasks.store import open_store
-
-    preflight.check_counts(limit=limit, concurrency=concurrency)
-    bench = registry.with_judge_audit(preflight.benchmark(benchmark).name if benchmark else None)
-    if judge is not None:
-        preflight.check_judge(bench, judge)
-    preflight.store_path(db)
-    preflight.data(bench, data_dir)
-    store = open_store(db)
-    rows = bench.judge.audit(store, registry.resolve_data_dir(data_dir), audit_id=audit_id,
-                             judge=judge, concurrency=concurrency, limit=limit)
-    if as_json:
-        sys.stdout.write(json.dumps(rows, indent=2, default=str) + "\n")
-        return
-    table = Table(title=f"{bench.title} graders vs reference verdicts (view judge_agreement, "
-                        f"audit {audit_id})", title_justify="left")
-    cols = {"grader": "grader", "n": "n", "undecided_share": "undecided",
-            "agreement": "agree", "balanced_accuracy": "bal.acc", "precision_yes": "P(Yes)",
-            "recall_yes": "R(Yes)", "tp": "tp", "fp": "fp", "tn": "tn", "fn": "fn"}
-    for c, label in cols.items():
-        table.add_column(label, justify="left" if c == "grader" else "right")
-    for r in rows:
-        table.add_row(*(f"{r[c]:.3f}" if isinstance(r[c], float) else str(r[c]) for c in cols))
-    Console().print(table)
-
+app.command("compare")(results_cli.compare)
+app.command("contamination")(probes_cli.contamination)
+app.command("classify")(probes_cli.classify)
+app.command("judge-audit")(probes_cli.judge_audit)
 
 store_app = typer.Typer(help="Stores: move runs between a DuckDB file and a DuckLake.",
                         no_args_is_help=True)
@@ -530,14 +291,6 @@ def store_copy(
 app.add_typer(server.app, name="server")
 app.add_typer(triton_cli.app, name="triton")
 
-def _emit(report: dict, as_json: bool) -> None:
-    if as_json:
-        sys.stdout.write(json.dumps(report, indent=2, default=str) + "\n")
-    else:
-        from tasks.reports import print_report
-        print_report(report)
-
-
 def main(argv: list[str] | None = None) -> None:
     """The `mathprobe` entry point: exit statuses as documented (EXIT_CODES), a user error as
     one `error:` line, a traceback only with --debug (anywhere on the line) or for a bug."""
@@ -545,8 +298,8 @@ def main(argv: list[str] | None = None) -> None:
     if "--debug" in args[1:]:               # accepted after the command too
         args.remove("--debug")
         args.insert(0, "--debug")
-    if "--debug" in args or os.environ.get("MATHPROBE_DEBUG"):
-        _DEBUG.set()
+    if "--debug" in args or os.environ.get("MATHPROBEDEBUG"):
+        DEBUG.set()
     try:
         code = app(args=args, prog_name="mathprobe", standalone_mode=False)
     except MathprobeError as exc:
@@ -571,7 +324,7 @@ def main(argv: list[str] | None = None) -> None:
 
 def _error(exc: BaseException, message: str) -> None:
     """The one `error:` line (after the traceback with --debug)."""
-    if _DEBUG.is_set():
+    if DEBUG.is_set():
         traceback.print_exception(exc)
     err.print(Text.assemble(("error: ", "bold red"), message), highlight=False, soft_wrap=True)
     release_frames(exc)

@@ -1,0 +1,114 @@
+"""What the `mathprobe` command modules share (flows.cli, flows.probes_cli): the option types
+and their help, the stderr console, the --debug flag, importing a flow only when a command
+needs it (after its checks: importing Prefect takes seconds), the progress bar, printing a
+report."""
+from __future__ import annotations
+
+import json
+import sys
+import threading
+from contextlib import contextmanager
+from pathlib import Path
+from typing import Annotated, Optional
+
+import typer
+from rich.console import Console
+from rich.text import Text
+
+from flows import server
+from flows.exits import quiet_user_error_tracebacks
+
+err = Console(stderr=True)
+DEBUG = threading.Event()      # --debug: show tracebacks of user errors
+
+
+def _choices() -> tuple[str, str]:
+    """The benchmarks and their settings, for --help (a broken plug-in must not break it)."""
+    from tasks import registry
+
+    try:
+        benches = registry.all_benchmarks()
+    except Exception:                      # noqa: BLE001  (the command reports it when used)
+        return ", ".join(registry.names()), "see each benchmark"
+    return (", ".join(b.name for b in benches),
+            "; ".join(f"{b.name}: {', '.join(b.settings)} (default {b.default_setting})"
+                      for b in benches))
+
+
+BENCHMARKS_HELP, SETTINGS_HELP = _choices()
+MODELS_HELP = ("BACKEND:NAME, one of: baseline:random (offline chance baseline), openai:MODEL, "
+               "anthropic:MODEL, triton:MODEL, replay:FILE")
+
+
+DataDir = Annotated[Optional[Path], typer.Option(
+    "--data-dir", help="Folder holding one folder per benchmark (default: $MATHPROBE_DATA_DIR).")]
+Db = Annotated[str, typer.Option("--db", help="DuckDB file (created if absent), or a shared "
+                                  "DuckLake store: ducklake:sqlite:FILE or "
+                                  "'ducklake:postgres:dbname=NAME host=HOST'.")]
+DataPath = Annotated[Optional[str], typer.Option(
+    "--data-path", help="Where a new DuckLake store keeps its Parquet files (a folder or an "
+    "object store URL; default for ducklake:sqlite:FILE: FILE.files/).")]
+RunId = Annotated[str, typer.Option("--run-id", help="Run id; reuse it to resume a run.")]
+Benchmark = Annotated[str, typer.Option("--benchmark", help=f"One of: {BENCHMARKS_HELP}.")]
+
+_NOTED = threading.Event()
+
+
+def load_flow(module: str, name: str):
+    """A flow, imported only now (importing Prefect takes seconds; checks come first). The
+    console shows a user error's message without its traceback (the Prefect API keeps it).
+    Without a Prefect server the flow starts a temporary one: said once, with the remedy."""
+    import importlib
+
+    if server.use_running() is None and not _NOTED.is_set():     # before Prefect is imported
+        _NOTED.set()
+        err.print(Text(server.temporary_note(), style="dim"), soft_wrap=True)
+    flow = getattr(importlib.import_module(f"flows.{module}"), name)
+    if not DEBUG.is_set():
+        quiet_user_error_tracebacks()
+    return flow
+
+
+@contextmanager
+def progress_bar():
+    """A rich progress bar on stderr, fed by the pipeline's progress events."""
+    from rich.progress import (BarColumn, MofNCompleteColumn, Progress, TextColumn,
+                               TimeElapsedColumn, TimeRemainingColumn)
+
+    from tasks.runs import progress as events
+
+    bar = Progress(TextColumn("{task.description}"), BarColumn(), MofNCompleteColumn(),
+                   TextColumn("{task.fields[counts]}"), TimeElapsedColumn(),
+                   TimeRemainingColumn(), console=err, transient=False)
+    tasks: dict[str, int] = {}
+    counts: dict[str, dict[str, int]] = {}
+
+    def listener(event: str, run_id: str, **data) -> None:
+        if event == "start":
+            counts[run_id] = {}
+            tasks[run_id] = bar.add_task(f"{run_id}", total=data["total"], counts="")
+        elif event == "done" and run_id in tasks:
+            c = counts[run_id]
+            c[data["status"]] = c.get(data["status"], 0) + 1
+            bar.update(tasks[run_id], advance=1,
+                       counts=", ".join(f"{v} {k}" for k, v in sorted(c.items())))
+        elif event == "stopped":
+            bar.console.print(Text(data["reason"], style="yellow"), soft_wrap=True)
+        elif event == "note":
+            bar.console.print(Text(data["message"], style="dim"), soft_wrap=True)
+
+    events.subscribe(listener)
+    bar.start()
+    try:
+        yield bar
+    finally:
+        bar.stop()
+        events.unsubscribe(listener)
+
+
+def emit(report: dict, as_json: bool) -> None:
+    if as_json:
+        sys.stdout.write(json.dumps(report, indent=2, default=str) + "\n")
+    else:
+        from tasks.reports import print_report
+        print_report(report)
