@@ -21,7 +21,8 @@ from rich.text import Text
 
 from flows import probes_cli, results_cli, server, triton_cli
 from flows.cli_common import (DEBUG, MODELS_HELP, SETTINGS_HELP, Benchmark, DataDir, DataPath,
-                              Db, RunId, emit, err, load_flow, progress_bar)
+                              Db, RunId, emit, err, existing, load_flow, open_existing,
+                              progress_bar)
 from flows.exits import EXIT_CODES, release_frames, run_exit_code
 from tasks.errors import Exit, MathprobeError
 
@@ -175,11 +176,8 @@ def report(
     """Print the paper-style tables of a stored run, or write the HTML report of one run or
     several (--html FILE [--runs A,B,...])."""
     from tasks import reports
-    from tasks.store import open_store
-    from tasks.store.location import parse
 
-    if not parse(db).exists():
-        raise MathprobeError(f"{db}: no such DuckDB file")
+    existing(db)
     if html is not None:
         from flows.results_cli import write_html
 
@@ -189,7 +187,7 @@ def report(
         raise MathprobeError("--runs and --figures go with --html FILE")
     if run_id is None:
         raise MathprobeError("name the run: --run-id ID (or --html FILE --runs A,B,...)")
-    store = open_store(db, read_only=True)      # writes nothing: a read-only or full disk is fine
+    store = open_existing(db)
     if store.stale_views:
         err.print(Text(f"note: {db} holds views of an older mathprobe and cannot be written "
                        "now; the figures come from those views", style="yellow"), soft_wrap=True)
@@ -207,11 +205,7 @@ def sql(
 
     from tasks.store.errors import connect
     from tasks.store.lake import connect as connect_lake
-    from tasks.store.location import parse
-
-    loc = parse(db)
-    if not loc.exists():
-        raise MathprobeError(f"{db}: no such DuckDB file")
+    loc = existing(db)
     if loc.is_lake:
         con = connect_lake(loc, read_only=True)
     else:

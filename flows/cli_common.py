@@ -17,6 +17,7 @@ from rich.text import Text
 
 from flows import server
 from flows.exits import quiet_user_error_tracebacks
+from tasks.errors import MathprobeError
 
 err = Console(stderr=True)
 DEBUG = threading.Event()      # --debug: show tracebacks of user errors
@@ -50,6 +51,25 @@ DataPath = Annotated[Optional[str], typer.Option(
     "object store URL; default for ducklake:sqlite:FILE: FILE.files/).")]
 RunId = Annotated[str, typer.Option("--run-id", help="Run id; reuse it to resume a run.")]
 Benchmark = Annotated[str, typer.Option("--benchmark", help=f"One of: {BENCHMARKS_HELP}.")]
+
+def existing(db: str):
+    """The location of a store that must already exist (commands that only read)."""
+    from tasks.store.location import parse
+
+    loc = parse(db)
+    if not loc.exists():
+        raise MathprobeError(f"{db}: no such DuckDB file")
+    return loc
+
+
+def open_existing(db: str):
+    """An existing store, opened read-only: showing results writes nothing (a read-only mount
+    or a full disk is fine)."""
+    from tasks.store import open_store
+
+    existing(db)
+    return open_store(db, read_only=True)
+
 
 _NOTED = threading.Event()
 

@@ -5,7 +5,6 @@ from __future__ import annotations
 
 import json
 import sys
-from pathlib import Path
 from typing import Annotated, Optional
 
 import typer
@@ -33,10 +32,6 @@ ProbeBenchmark = Annotated[Optional[str], typer.Option(
     f"of: {BENCHMARKS_HELP}.")]
 
 
-def _opt(path: Path | None) -> str | None:
-    return str(path) if path else None
-
-
 def contamination(
     model: ProbeModel,
     db: Db,
@@ -51,20 +46,10 @@ def contamination(
     as_json: AsJson = False,
 ) -> None:
     """ConceptMath contamination (paper Table 3): Rouge-L of continuations, MIN-K% (K=10)."""
-    from tasks.runs import preflight
-
-    preflight.check_probe(family="contamination", benchmark=benchmark,
-                          methods=None if method == "both" else [method], model=model,
-                          run_id=run_id, db=db, data_dir=data_dir, limit=limit,
-                          concurrency=concurrency)
-    contamination_flow = load_flow("probes", "contamination_flow")
-    with progress_bar():
-        out = contamination_flow(model=model, method=method, benchmark=benchmark,
-                                 run_id=run_id, db=str(db),
-                                 data_dir=_opt(data_dir), limit=limit,
-                                 concurrency=concurrency, retry_failed=retry_failed,
-                                 triton_url=triton_url)
-    _emit_probe(out, as_json)
+    _run_probe("contamination", None if method == "both" else [method], as_json, method=method,
+               model=model, benchmark=benchmark, run_id=run_id, db=db, data_dir=data_dir,
+               limit=limit, concurrency=concurrency, retry_failed=retry_failed,
+               triton_url=triton_url)
 
 
 def classify(
@@ -80,17 +65,24 @@ def classify(
     as_json: AsJson = False,
 ) -> None:
     """ConceptMath concept classification (paper Tables 6/8/9): MRR and top-1 per system."""
+    _run_probe("classify", None, as_json, model=model, benchmark=benchmark, run_id=run_id,
+               db=db, data_dir=data_dir, limit=limit, concurrency=concurrency,
+               retry_failed=retry_failed, triton_url=triton_url)
+
+
+def _run_probe(family: str, methods: list[str] | None, as_json: bool, **params) -> None:
+    """Check the probe's arguments (before Prefect), run its flow (`<family>_flow` in
+    flows/probes.py) with a progress bar, and print what it found."""
     from tasks.runs import preflight
 
-    preflight.check_probe(family="classify", benchmark=benchmark, methods=None, model=model,
-                          run_id=run_id, db=db, data_dir=data_dir, limit=limit,
-                          concurrency=concurrency)
-    classify_flow = load_flow("probes", "classify_flow")
+    preflight.check_probe(family=family, benchmark=params["benchmark"], methods=methods,
+                          model=params["model"], run_id=params["run_id"], db=params["db"],
+                          data_dir=params["data_dir"], limit=params["limit"],
+                          concurrency=params["concurrency"])
+    probe_flow = load_flow("probes", f"{family}_flow")
     with progress_bar():
-        out = classify_flow(model=model, benchmark=benchmark, run_id=run_id, db=str(db),
-                            data_dir=_opt(data_dir), limit=limit,
-                            concurrency=concurrency, retry_failed=retry_failed,
-                            triton_url=triton_url)
+        out = probe_flow(**{**params, "db": str(params["db"]),
+                            "data_dir": str(params["data_dir"]) if params["data_dir"] else None})
     _emit_probe(out, as_json)
 
 

@@ -10,20 +10,8 @@ from typing import Annotated, Optional
 import typer
 from rich.console import Console
 
+from flows.cli_common import err, open_existing
 from tasks.errors import MathprobeError
-
-err = Console(stderr=True)
-
-
-def _store(db: str):
-    """The store, opened read-only: showing results writes nothing."""
-    from tasks.store import open_store
-    from tasks.store.location import parse
-
-    if not parse(db).exists():
-        raise MathprobeError(f"{db}: no such DuckDB file")
-    return open_store(db, read_only=True)
-
 
 def compare(
     db: Annotated[str, typer.Option("--db", help="DuckDB file, or a DuckLake store "
@@ -49,7 +37,7 @@ def compare(
 
     if resamples < 100:
         raise MathprobeError(f"--resamples {resamples}: use at least 100")
-    result = compare_runs(_store(db), run_ids or [], benchmark=benchmark, grader=grader,
+    result = compare_runs(open_existing(db), run_ids or [], benchmark=benchmark, grader=grader,
                           resamples=resamples, seed=seed)
     if csv_file is not None:
         n = compare_render.write_csv(result, csv_file)
@@ -69,7 +57,7 @@ def write_html(db: str, run_id: str | None, runs: str | None, html: Path, *,
     ids = [r.strip() for r in (runs or "").split(",") if r.strip()] + ([run_id] if run_id else [])
     if not ids:
         raise MathprobeError("--html needs --run-id ID or --runs A,B,...")
-    info = html_report.write(_store(db), list(dict.fromkeys(ids)), html, grader=grader,
+    info = html_report.write(open_existing(db), list(dict.fromkeys(ids)), html, grader=grader,
                              data_dir=data_dir, figures_dir=figures)
     err.print(f"wrote {info['path']} ({info['bytes'] / 1e6:.1f} MB: {info['runs']} run(s), "
               f"{info['plots']} plots, {info['items']} answers in the item browser"

@@ -7,11 +7,9 @@ from pathlib import Path
 from typing import Annotated, Optional
 
 import typer
-from rich.console import Console
 
+from flows.cli_common import err
 from tasks.errors import MathprobeError
-
-err = Console(stderr=True)
 
 app = typer.Typer(help="Triton Inference Server: serve the model repository, build a "
                 "tiny model.", no_args_is_help=True)
