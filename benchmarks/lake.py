@@ -17,7 +17,6 @@ from __future__ import annotations
 import argparse
 import json
 import multiprocessing as mp
-import socket
 import statistics
 import subprocess
 import sys
@@ -29,6 +28,7 @@ REPO = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(REPO))
 
 from tasks.items import Completion  # noqa: E402
+from tasks.ports import free_port  # noqa: E402
 
 BATCH = 64
 VIEWS = ["wemath_item_verdicts", "wemath_problem_verdicts", "wemath_four_dimensional",
@@ -91,12 +91,6 @@ def view_times(db: str, repeat: int) -> dict[str, float]:
     out["all WE-MATH views"] = statistics.median(
         [sum(times[v][i] for v in VIEWS) for i in range(repeat)])
     return out
-
-
-def free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
 
 
 def main() -> None:

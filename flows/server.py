@@ -34,6 +34,7 @@ import typer
 
 from tasks.backends.secrets import prefect_setting
 from tasks.errors import MathprobeError
+from tasks.ports import free_port
 
 DEFAULT_PORT = 4200
 START_TIMEOUT_S = 90.0
@@ -149,12 +150,6 @@ def _free(port: int) -> bool:
     return True
 
 
-def _any_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
-
-
 def start(port: int | None = None, timeout: float = START_TIMEOUT_S) -> tuple[Server, bool]:
     """Start the server in the background and wait until it answers; (server, started now).
     An already running one is returned as it is."""
@@ -167,7 +162,7 @@ def start(port: int | None = None, timeout: float = START_TIMEOUT_S) -> tuple[Se
     folder.mkdir(parents=True, exist_ok=True)
     home = prefect_setting("PREFECT_HOME") or str(Path.home() / ".prefect")
     if port is None:
-        port = DEFAULT_PORT if _free(DEFAULT_PORT) else _any_port()
+        port = DEFAULT_PORT if _free(DEFAULT_PORT) else free_port()
     elif not _free(port):
         raise MathprobeError(f"--port {port}: already in use; choose another (or leave --port "
                              "out for a free one)")

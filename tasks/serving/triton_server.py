@@ -14,7 +14,6 @@ import os
 import shutil
 import signal
 import site
-import socket
 import subprocess
 import sys
 import sysconfig
@@ -23,15 +22,10 @@ from pathlib import Path
 
 from tasks.errors import MathprobeError
 from tasks.paths import REPO, TRITON_MODELS
+from tasks.ports import free_port
 
 MODEL_REPOSITORY = TRITON_MODELS
 MODELS = ("lmm_generate", "token_logprobs")
-
-
-def free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
 
 
 def _pytriton() -> Path:

@@ -10,20 +10,14 @@ from __future__ import annotations
 import json
 import os
 import re
-import socket
 import subprocess
 import sys
 
 import httpx
 import pytest
 
+from tasks.ports import free_port
 from tests.support.cli import cli_env, mathprobe
-
-
-def free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
 
 
 def plain_env(tmp_path, **extra: str) -> dict[str, str]:

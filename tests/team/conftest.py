@@ -7,7 +7,6 @@ from __future__ import annotations
 import concurrent.futures
 import os
 import shutil
-import socket
 import subprocess
 import sys
 import tempfile
@@ -16,6 +15,7 @@ from pathlib import Path
 
 import pytest
 
+from tasks.ports import free_port
 from tests.conftest import REPO, shared_data_dir
 from tests.support.fake_api import FakeAPI
 
@@ -23,12 +23,6 @@ BIN = Path(sys.executable).parent
 LOCAL = str(REPO / "deploy" / "local.sh")
 POSTGRES = str(REPO / "deploy" / "postgres.sh")
 LAKE_DATABASES = ("lake_writers", "lake_sweep")
-
-
-def free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
 
 
 @dataclass
