@@ -125,7 +125,7 @@ def use_running() -> str | None:
 
 TEMPORARY_NOTE = ("note: no Prefect server running, so this command starts a temporary one "
                   "(about 10 s, and its runs vanish with it); `mathprobe server start` once makes "
-                  "every run start in under a second and keeps them in the Prefect UI")
+                  "every run connect in well under a second and keeps them in the Prefect UI")
 
 
 def temporary_note() -> str:
@@ -302,4 +302,4 @@ def status_command() -> None:
                    "`mathprobe server start` starts a new one (and replaces the record).")
     if not configured and not running:
         typer.echo("No Prefect server: each run starts a temporary one (about 10 s). "
-                   "`mathprobe server start` makes runs start in under a second.")
+                   "`mathprobe server start` makes runs connect in well under a second.")
