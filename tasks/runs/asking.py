@@ -149,9 +149,10 @@ def send(store: Store, run_id: str, spec: str, make_backend: Callable[[], Backen
         if shared is not None:
             limits.append(shared)
         try:
-            return await respond(backend, requests, lambda rows: writer.submit(run_id, rows),
-                                 limits=limits, budget=budget, on_done=on_done,
-                                 halt=writer.halt)
+            async with shared.batch() if shared is not None else contextlib.nullcontext():
+                return await respond(backend, requests, lambda rows: writer.submit(run_id, rows),
+                                     limits=limits, budget=budget, on_done=on_done,
+                                     halt=writer.halt)
         finally:
             if close:
                 await backend.aclose()
