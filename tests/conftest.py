@@ -1,9 +1,13 @@
 from __future__ import annotations
 
 import os
+import shutil
+import tempfile
 from pathlib import Path
 
 import pytest
+
+from tests.support import early
 
 os.environ.setdefault("PREFECT_SERVER_ANALYTICS_ENABLED", "false")
 
@@ -33,24 +37,81 @@ def prefect_harness():
         yield
 
 
-@pytest.fixture(scope="session")
-def tiny_vlm(tmp_path_factory) -> Path:
-    """A tiny random image-text-to-text model, built offline (tasks/serving/tiny_model.py)."""
+def _start_triton():
+    """The tiny model, built offline (tasks/serving/tiny_model.py), and one real tritonserver
+    (CPU) serving it; in a folder of its own under /tmp (the job starts before any fixture)."""
     from tasks.serving import tiny_model
-
-    return tiny_model.build(tmp_path_factory.mktemp("tiny") / "vlm", kind="vlm")
-
-
-@pytest.fixture(scope="session")
-def triton_server(tiny_vlm, tmp_path_factory):
-    """One real tritonserver (CPU) serving the tiny model for the session (~25 s to start)."""
     from tasks.serving.triton_server import TritonServer
 
-    srv = TritonServer(tiny_vlm, log_file=tmp_path_factory.mktemp("triton") / "server.log")
+    folder = Path(tempfile.mkdtemp(prefix="mathprobe-triton-"))
+    model = tiny_model.build(folder / "vlm", kind="vlm")
+    return model, TritonServer(model, log_file=folder / "server.log").start()
+
+
+def _start_doomed():
+    """A second tritonserver on the same model, for the one test that kills a server mid-run
+    (~10 s to start: begun in the background once the session's server is up)."""
+    from tasks.serving.triton_server import TritonServer
+
+    model = early.result("triton")[0]
+    return TritonServer(model, log_file=model.parent / "doomed.log").start()
+
+
+def _stop_triton(made) -> None:
+    model, srv = made
+    srv.kill()          # nothing is in flight at the end: not the 8 s of a graceful stop
+    shutil.rmtree(model.parent, ignore_errors=True)
+
+
+def pytest_collection_modifyitems(session, config, items):
+    """Slow servers start in the background as soon as a collected test needs them."""
+    if config.option.collectonly:
+        return
+    if early.needed(items, "triton_server"):
+        early.start("triton", _start_triton, _stop_triton)        # ~20 s
+    if early.needed(items, "doomed_triton"):
+        early.start("doomed-triton", _start_doomed, lambda srv: srv.kill())
+    if any(getattr(getattr(item, "module", None), "__name__", "") == "tests.flows.test_server"
+           and "started" in getattr(item, "fixturenames", ()) for item in items):
+        from tests.flows.test_server import start_server, stop_server
+
+        early.start("mathprobe-server", start_server, stop_server)  # ~10 s
+
+
+def pytest_sessionfinish(session, exitstatus):
+    early.stop_untaken()
+
+
+@pytest.fixture(scope="session")
+def triton_made():
+    made = early.take("triton", _start_triton)
     try:
-        yield srv.start()
+        yield made
     finally:
-        srv.kill()          # nothing is in flight at the end: not the 8 s of a graceful stop
+        _stop_triton(made)
+
+
+@pytest.fixture
+def doomed_triton(triton_made):
+    """A tritonserver of its own for a test to kill (tests/backends/test_triton.py)."""
+    srv = early.take("doomed-triton", _start_doomed)
+    try:
+        yield srv
+    finally:
+        srv.kill()
+
+
+@pytest.fixture(scope="session")
+def tiny_vlm(triton_made) -> Path:
+    """A tiny random image-text-to-text model, built offline (tasks/serving/tiny_model.py)."""
+    return triton_made[0]
+
+
+@pytest.fixture(scope="session")
+def triton_server(triton_made):
+    """One real tritonserver (CPU) serving the tiny model for the session (~20 s to start,
+    begun in the background at collection: tests/support/early.py)."""
+    return triton_made[1]
 
 
 @pytest.fixture

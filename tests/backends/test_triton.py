@@ -16,7 +16,6 @@ from tasks.runs import progress
 from tasks.backends.triton_grpc import TritonGenerate
 from tasks.items import Request
 from tasks.store import open_store
-from tasks.serving.triton_server import TritonServer
 
 pytestmark = pytest.mark.usefixtures("prefect_harness")
 
@@ -137,15 +136,16 @@ def test_token_logprobs_model_agrees_in_process(server, reference):
 
 
 # ~40 s: a tritonserver of its own (~25 s to start on 2 cores), to be killed mid-run.
-def test_server_killed_mid_run_then_restarted_and_retried(model_dir, server, data_dir, db,
-                                                          tmp_path, monkeypatch):
-    """A server of its own is killed mid-run (the failed calls are recorded); the session's
-    server then plays the restarted one (a second start would cost ~25 s, and tell nothing
-    more: the retry reaches it by URL as it would a restarted server)."""
+def test_server_killed_mid_run_then_restarted_and_retried(doomed_triton, server, data_dir, db,
+                                                          monkeypatch):
+    """A server of its own (started in the background: tests/conftest.py) is killed mid-run
+    (the failed calls are recorded); the session's server then plays the restarted one (a
+    second start would cost ~25 s, and tell nothing more: the retry reaches it by URL as it
+    would a restarted server)."""
     monkeypatch.setenv("MATHPROBE_RETRY_MAX_ATTEMPTS", "2")
     monkeypatch.setenv("MATHPROBE_RETRY_BASE_WAIT_S", "0.05")
     monkeypatch.setenv("MATHPROBE_RETRY_MAX_WAIT_S", "0.1")
-    first = TritonServer(model_dir, log_file=tmp_path / "first.log").start()
+    first = doomed_triton
     answered = threading.Event()
     done = []
 

@@ -10,13 +10,17 @@ from __future__ import annotations
 import json
 import os
 import re
+import shutil
 import subprocess
 import sys
+import tempfile
+from pathlib import Path
 
 import httpx
 import pytest
 
 from tasks.ports import free_port
+from tests.support import early
 from tests.support.cli import cli_env, mathprobe
 
 
@@ -29,14 +33,28 @@ def plain_env(tmp_path, **extra: str) -> dict[str, str]:
     return env
 
 
-@pytest.fixture(scope="module")
-def started(tmp_path_factory):
-    """`mathprobe server start`, once for this module (stopped at the end, whatever happens)."""
-    root = tmp_path_factory.mktemp("server")
-    env = plain_env(root)
-    done = mathprobe("server", "start", env=env, timeout=120)
-    yield env, done
+def start_server() -> tuple[dict[str, str], subprocess.CompletedProcess]:
+    """`mathprobe server start` with a state folder and Prefect home of its own under /tmp;
+    begun in the background when this module is collected (tests/support/early.py: ~10 s of a
+    Prefect server starting, while other tests run)."""
+    env = plain_env(Path(tempfile.mkdtemp(prefix="mathprobe-server-")))
+    return env, mathprobe("server", "start", env=env, timeout=120)
+
+
+def stop_server(made) -> None:
+    env, _ = made
     mathprobe("server", "stop", env=env, timeout=60)
+    shutil.rmtree(Path(env["PREFECT_HOME"]).parent, ignore_errors=True)
+
+
+@pytest.fixture(scope="module")
+def started():
+    """`mathprobe server start`, once for this module (stopped at the end, whatever happens)."""
+    made = early.take("mathprobe-server", start_server)
+    try:
+        yield made
+    finally:
+        stop_server(made)
 
 
 def test_start_then_status_then_start_again(started):

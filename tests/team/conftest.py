@@ -4,7 +4,6 @@ process work pool, the provider limits, the deployments and two workers
 (`deploy/local.sh up --workers 2`), started once and shut down at the end."""
 from __future__ import annotations
 
-import concurrent.futures
 import os
 import shutil
 import subprocess
@@ -17,6 +16,7 @@ import pytest
 
 from tasks.ports import free_port
 from tests.conftest import REPO, shared_data_dir
+from tests.support import early
 from tests.support.fake_api import FakeAPI
 
 BIN = Path(sys.executable).parent
@@ -91,47 +91,21 @@ def _start_team() -> tuple[dict[str, str], FakeAPI, Path, subprocess.CompletedPr
     return env, api, state, up
 
 
-class Early:
-    """Set-ups that take half a minute of subprocesses (PostgreSQL; the Prefect server, work
-    pool, deployments and workers of `local.sh up`), started in a background thread as soon as
-    the tests that need them are collected, so that they come up while other tests run on the
-    other core; the fixtures then take what they made (or start them if nothing did). What no
-    fixture took (a session stopped early) is stopped at the end of the session."""
-    jobs: dict[str, concurrent.futures.Future] = {}
-    taken: set[str] = set()
-    _pool = concurrent.futures.ThreadPoolExecutor(max_workers=2, thread_name_prefix="team-up")
-
-    @classmethod
-    def start(cls, name: str, job) -> None:
-        if name not in cls.jobs:
-            cls.jobs[name] = cls._pool.submit(job)
-
-    @classmethod
-    def take(cls, name: str, job):
-        cls.start(name, job)
-        cls.taken.add(name)
-        return cls.jobs[name].result()
-
-
 @pytest.hookimpl(trylast=True)              # after -k / -m deselected what they do
 def pytest_collection_modifyitems(session, config, items):
+    """The team set-ups start in the background as soon as their tests are collected
+    (tests/support/early.py); the sweep starts once the team and PostgreSQL are up, and runs
+    while the tests before the team's run in this process."""
     if config.option.collectonly:
         return
-    needed = {name for item in items for name in ("postgres", "team")
-              if name in getattr(item, "fixturenames", ())}
-    for name, job in (("postgres", _start_postgres), ("team", _start_team)):
-        if name in needed:
-            Early.start(name, job)
+    if early.needed(items, "postgres"):
+        early.start("postgres", _start_postgres, lambda made: _stop_postgres(made[0]))
+    if early.needed(items, "team"):
+        early.start("team", _start_team, lambda made: _stop_team(*made[:3]))
+    if early.needed(items, "sweep"):
+        from tests.team.sweep import run_sweep
 
-
-def pytest_sessionfinish(session, exitstatus):
-    for name, job in Early.jobs.items():
-        if name in Early.taken or job.exception() is not None:
-            continue
-        if name == "postgres":
-            _stop_postgres(job.result()[0])
-        else:
-            _stop_team(*job.result()[:3])
+        early.start("sweep", run_sweep)
 
 
 def _stop_postgres(folder: str) -> None:
@@ -147,7 +121,7 @@ def _stop_team(env: dict[str, str], api: FakeAPI, state: Path) -> None:
 
 @pytest.fixture(scope="session")
 def postgres():
-    folder, started, port = Early.take("postgres", _start_postgres)
+    folder, started, port = early.take("postgres", _start_postgres)
     try:
         assert started.returncode == 0, started.stderr
         yield Postgres(port)
@@ -157,10 +131,12 @@ def postgres():
 
 @pytest.fixture(scope="session")
 def team():
-    """~30 s once (in the background, see Early): `deploy/local.sh up` as a user runs it (a
-    Prefect server of its own, with the work pool, limits and deployments it creates: the
-    session's server stays free of them)."""
-    env, api, state, up = Early.take("team", _start_team)
+    """~30 s once (in the background, see tests/support/early.py): `deploy/local.sh up` as a
+    user runs it (a Prefect server of its own, with the work pool, limits and deployments it
+    creates: the session's server stays free of them). The team's tests run one at a time: a
+    sweep started in the background (tests/team/sweep.py) ends before any of them begins."""
+    env, api, state, up = early.take("team", _start_team)
+    early.wait("sweep")
     try:
         assert up.returncode == 0, up.stdout[-2000:] + up.stderr[-3000:]
         yield Team(env, api, state)

@@ -10,39 +10,15 @@ from prefect.client.schemas.filters import FlowRunFilter, FlowRunFilterName
 from prefect.settings import PREFECT_API_URL, temporary_settings
 
 from tasks.store import open_store
-from tests.team.conftest import BIN
-
-MODELS = ["baseline:random", "openai:gpt-4o-mini"]
-BENCHMARKS = ["wemath", "conceptmath"]
-LIMIT = 30
+from tests.support import early
+from tests.team.sweep import BENCHMARKS, LIMIT, MODELS, run_sweep
 
 
 @pytest.fixture(scope="module")
-def sweep(team, postgres, tmp_path_factory):
-    """One sweep of 2 models x 2 benchmarks, with the OpenAI limit set to 2 slots for all
-    workers together (each worker alone would allow 256).
-
-    60-100 s, shared by the three tests of this file: the parent flow run and its four cells
-    each start as a fresh process from a worker (Python, Prefect, the flow: 5-8 s each on 2
-    cores), write into a PostgreSQL-catalogued lake, and every OpenAI request holds a slot of
-    the server's global limit (two API calls per request)."""
-    made = team.run(str(BIN / "python"), "-m", "tasks.runs.limits",
-                    MATHPROBE_MAX_CONCURRENCY_OPENAI="2")
-    assert made.returncode == 0 and "mathprobe-openai: 2" in made.stdout, made.stderr
-    team.api.peak_in_flight = 0
-    served_before = team.api.served
-    lake = postgres.lake("lake_sweep")
-    params = {"models": MODELS, "benchmarks": BENCHMARKS, "sweep_id": "grid", "db": lake,
-              "data_path": str(tmp_path_factory.mktemp("sweep-parquet")), "limit": LIMIT,
-              "concurrency": 8, "poll_s": 1}
-    done = team.run(str(BIN / "prefect"), "deployment", "run", "eval/sweep",
-                    "--params", json.dumps(params), "--watch", "--watch-timeout", "240",
-                    timeout=300)
-    try:
-        yield {"done": done, "lake": lake, "served": team.api.served - served_before,
-               "peak": team.api.peak_in_flight}
-    finally:
-        team.run(str(BIN / "python"), "-m", "tasks.runs.limits")      # back to the default
+def sweep(team, postgres):
+    """The sweep's outcome: 60-100 s of worker processes, run in the background while earlier
+    tests ran (tests/team/sweep.py); here it is waited for if it is still going."""
+    return early.take("sweep", run_sweep)
 
 
 def _children(team) -> list:
