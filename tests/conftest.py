@@ -63,8 +63,20 @@ def _stop_triton(made) -> None:
     shutil.rmtree(model.parent, ignore_errors=True)
 
 
+# Fixtures made in the background (tests/support/early.py): the tests using them run last (the
+# team's after every other), so that their servers had the run of the others to come up.
+LATE = (("triton_server", "doomed_triton", "started"), ("team", "postgres"))
+
+
+def _lateness(item) -> int:
+    names = getattr(item, "fixturenames", ())
+    return max((i + 1 for i, group in enumerate(LATE) if any(n in names for n in group)),
+               default=0)
+
+
 def pytest_collection_modifyitems(session, config, items):
     """Slow servers start in the background as soon as a collected test needs them."""
+    items.sort(key=_lateness)                      # stable: otherwise in the usual order
     if config.option.collectonly:
         return
     if early.needed(items, "triton_server"):

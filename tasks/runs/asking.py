@@ -111,17 +111,22 @@ async def respond(backend: Backend, requests: Sequence[Request],
             buffer = []
         last_flush = time.monotonic()
 
-    for next_done in asyncio.as_completed([one(r) for r in requests]):
-        req, completion = await next_done
-        if completion is None:
-            counts["not_asked"] = counts.get("not_asked", 0) + 1
-            continue
-        counts[completion.status] = counts.get(completion.status, 0) + 1
-        buffer.append((req.item_id, req.request_hash, completion))
-        if on_done is not None:
-            on_done(req.item_id, completion)
-        if len(buffer) >= batch_size or time.monotonic() - last_flush >= flush_s:
-            flush()
+    pending = [asyncio.ensure_future(one(r)) for r in requests]
+    try:
+        for next_done in asyncio.as_completed(pending):
+            req, completion = await next_done
+            if completion is None:
+                counts["not_asked"] = counts.get("not_asked", 0) + 1
+                continue
+            counts[completion.status] = counts.get(completion.status, 0) + 1
+            buffer.append((req.item_id, req.request_hash, completion))
+            if on_done is not None:
+                on_done(req.item_id, completion)
+            if len(buffer) >= batch_size or time.monotonic() - last_flush >= flush_s:
+                flush()
+    finally:        # cancelled or failed: the requests not done would be answered to no one
+        for task in pending:
+            task.cancel()
     flush()
     for fut in commits:
         await asyncio.wrap_future(fut)

@@ -25,8 +25,11 @@ from tasks.backends import provider_limit
 # Providers reached over the network: the ones an account limit applies to.
 NETWORK_PROVIDERS = ("openai", "anthropic", "triton")
 LEASE_S = 60.0   # a killed process's slots return to the limit this long after its last renewal
-HOLD_S = 10.0    # a slot held longer goes back to the server when its request ends
+HOLD_S = 30.0    # a slot held longer goes back to the server when its request ends ...
 POLL_S = 1.0     # the longest wait between two asks for a slot while the limit is full
+ROTATE_PAUSE = 1.25   # ... and this process asks again after this many POLL_S, so that
+                      # another one polling the full limit gets it (costs this process at
+                      # most ~4% of a slot's time when no one else waits)
 
 log = logging.getLogger(__name__)
 _exists: dict[tuple[str, str], bool] = {}
@@ -69,9 +72,11 @@ class GlobalSlots:
     all workers holds as before.
 
     Slots go back to the server when the last batch of requests of this process ends (`batch`,
-    on every exit path), and a slot held longer than HOLD_S goes back when its request ends, so
-    workers waiting on a full limit get their turn during a long run. A killed process's leases
-    lapse LEASE_S after their last renewal. Used on the process's shared event loop only.
+    on every exit path; a request cancelled while asking hands a slot granted meanwhile on),
+    and a slot held longer than HOLD_S goes back when its request ends, this process asking
+    again only after one poll interval, so workers waiting on a full limit get their turn
+    during a long run. A killed process's leases lapse LEASE_S after their last renewal. Used
+    on the process's shared event loop only.
     """
 
     def __init__(self, name: str):
@@ -112,10 +117,12 @@ class GlobalSlots:
         lease = self._lent[task]
         try:
             if not lease.lapsed:
-                if self._batches == 0 or time.monotonic() - lease.since > HOLD_S:
-                    # let others in before asking again (unless this process is left with none)
-                    self._retry_at = max(self._retry_at, time.monotonic() + POLL_S)
+                rotate = time.monotonic() - lease.since > HOLD_S
+                if self._batches == 0 or rotate:
                     await self._give_back([lease])      # counted as held until it is back
+                    if rotate and self._batches:
+                        self._retry_at = max(self._retry_at,
+                                             time.monotonic() + ROTATE_PAUSE * POLL_S)
                 else:
                     self._idle.append(lease)
         finally:
@@ -131,20 +138,37 @@ class GlobalSlots:
             if self._idle:
                 return self._idle.pop()
             now = time.monotonic()
-            if not self._asking and (self.held == 0 or now >= self._retry_at):
+            if not self._asking and now >= self._retry_at:
                 self._asking = True
-                try:
-                    lease = await self._lease(wait=self.held == 0)
-                finally:
-                    self._asking = False
-                    self._wake()
+                asking = asyncio.ensure_future(self._lease(wait=self.held == 0))
+                asking.add_done_callback(self._asked)
+                try:      # a cancelled request does not lose a slot the server then grants
+                    lease = await asyncio.shield(asking)
+                except asyncio.CancelledError:
+                    asking.add_done_callback(self._orphaned)
+                    raise
                 if lease is not None:
                     return lease
                 continue
             changed = self._changed
-            timeout = None if self._asking or self.held == 0 else self._retry_at - now
+            timeout = None if self._asking else self._retry_at - now
             with contextlib.suppress(TimeoutError):
                 await asyncio.wait_for(changed.wait(), timeout)
+
+    def _asked(self, asking: asyncio.Future) -> None:
+        self._asking = False
+        self._wake()
+
+    def _orphaned(self, asking: asyncio.Future) -> None:
+        """A slot granted to a request that was cancelled meanwhile: lent to the next one,
+        or given back when no batch is running."""
+        if asking.cancelled() or asking.exception() is not None or asking.result() is None:
+            return
+        if self._batches:
+            self._idle.append(asking.result())
+            self._wake()
+        else:
+            asyncio.ensure_future(self._give_back([asking.result()]))
 
     async def _lease(self, wait: bool) -> _Lease | None:
         """One more slot from the server; when it is full, None (wait=False) or ask again
@@ -161,7 +185,7 @@ class GlobalSlots:
                     if exc.response.status_code != 423:
                         raise
                     pause = min(float(exc.response.headers.get("Retry-After", POLL_S)), POLL_S)
-                    if not wait:
+                    if not wait or self._batches == 0:      # (or no one needs it any more)
                         self._retry_at = time.monotonic() + pause
                         return None
                     await asyncio.sleep(pause)

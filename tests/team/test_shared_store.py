@@ -69,9 +69,9 @@ def test_four_writers_into_one_lake_store_each_item_exactly_once(team, postgres,
 
 def test_report_and_sql_read_while_a_run_writes(team, tmp_path):
     """(b) `report` and `sql` on a SQLite-catalogued lake while a run writes to it.
-    (~45 s: the run is slowed on purpose (100 ms per answer, 2 in flight, each holding a slot
-    of the team server's global limit) so that the reader, polling `report` in this process,
-    catches it half-written.)"""
+    (~15-20 s: a `mathprobe run` process, slowed on purpose (100 ms per answer, 2 in flight,
+    each holding a slot of the team server's global limit: 3 s of asking) so that the reader,
+    polling `report` in this process, catches it half-written.)"""
     lake = f"ducklake:sqlite:{tmp_path / 'lake.sqlite'}"
     team.api.latency = 0.1
     try:
