@@ -60,12 +60,15 @@ COMMENT ON COLUMN current_response_ids.item_id IS 'The item (items.item_id).';
 COMMENT ON COLUMN current_response_ids.answer_id IS 'The newest response with an answer (ok, refused, missing); NULL when every call failed so far.';
 COMMENT ON COLUMN current_response_ids.last_id IS 'The newest response of any status.';
 
-CREATE OR REPLACE VIEW current_responses AS
+CREATE OR REPLACE MACRO current_responses_of(runs) AS TABLE
 SELECT r.*
-FROM responses_of('run_data') r
-JOIN current_response_ids k
+FROM responses_of(runs) r
+JOIN current_response_ids_of(runs) k
   ON k.run_id = r.run_id AND k.item_id = r.item_id
  AND r.response_id = coalesce(k.answer_id, k.last_id);
+
+CREATE OR REPLACE VIEW current_responses AS
+FROM current_responses_of('run_data');
 
 -- One verdict per (run, item, grader), only where it grades the response that counts, so a
 -- verdict on a superseded response never reaches a metric. Failed calls (`infra_failed`) have
