@@ -46,11 +46,18 @@ CREATE OR REPLACE VIEW wemath_problem_verdicts AS
 FROM wemath_problem_verdicts_of('run_data');
 
 -- The questions every figure is computed from: those of complete problems only.
+-- (The questions are computed once and grouped per problem here: complete exactly as in
+-- wemath_problem_verdicts, every one-step question and the composite one graded.)
 CREATE OR REPLACE MACRO wemath_item_verdicts_of(runs) AS TABLE
+WITH q AS MATERIALIZED (FROM wemath_question_verdicts_of(runs))
 SELECT q.*
-FROM wemath_question_verdicts_of(runs) q
-JOIN wemath_problem_verdicts_of(runs) p USING (run_id, grader, problem_id)
-WHERE p.complete;
+FROM q
+JOIN (SELECT run_id, grader, problem_id
+      FROM q
+      GROUP BY run_id, grader, problem_id
+      HAVING count(*) FILTER (NOT is_composite) = any_value(steps)
+         AND count(*) FILTER (is_composite) = 1) complete_problems
+  USING (run_id, grader, problem_id);
 
 CREATE OR REPLACE VIEW wemath_item_verdicts AS
 FROM wemath_item_verdicts_of('run_data');
