@@ -8,9 +8,11 @@ SELECT run_id FROM run_data WHERE figures_version = version;
 -- with one row per run (run_id, first_response_id, last_response_id): `run_data` for every
 -- run, or `live_run_spans` for the live half of a figure view that has stored rows (e.g.
 -- wemath_step_accuracy). The view of the layer's name is the macro over run_data. Each run's
--- span of response ids is joined into the scans of `responses` and `verdicts` (responses_of,
--- verdicts_of): a filter on run_id then reads only the row groups of that span (DuckDB prunes
--- a scan by the smallest first and largest last id it is joined with).
+-- span of response ids is joined into the scan of `responses` (responses_of): a filter on
+-- run_id then reads only the row groups of that span (DuckDB prunes a scan by the smallest
+-- first and largest last id it is joined with); the scans joined to those responses by id
+-- (the response that counts, its verdicts, its token log-probabilities) are pruned the same way
+-- by the ids found.
 
 -- Per run, the responses a live figure must read: its span while its stored figures are not
 -- current; otherwise an empty span at the newest id (newest .. newest - 1), so a scan for it,
@@ -24,19 +26,12 @@ SELECT run_id,
             ELSE (SELECT max(last_response_id) - 1 FROM run_data) END      AS last_response_id
 FROM run_data;
 
--- The responses of the runs, and the verdicts on them (a verdict grades a response of its own
--- run: its response_id lies in the run's span).
+-- The responses of the runs.
 CREATE OR REPLACE MACRO responses_of(runs) AS TABLE
 SELECT r.*
 FROM responses r
 JOIN query_table(runs) d
   ON d.run_id = r.run_id AND r.response_id BETWEEN d.first_response_id AND d.last_response_id;
-
-CREATE OR REPLACE MACRO verdicts_of(runs) AS TABLE
-SELECT v.*
-FROM verdicts v
-JOIN query_table(runs) d
-  ON d.run_id = v.run_id AND v.response_id BETWEEN d.first_response_id AND d.last_response_id;
 
 -- For each (run, item) the response that counts: the newest answer (`ok`, `refused` by the
 -- model, or `missing` from an imported file) if any, otherwise the newest failure. Older
@@ -62,7 +57,7 @@ COMMENT ON COLUMN current_response_ids.last_id IS 'The newest response of any st
 
 CREATE OR REPLACE MACRO current_responses_of(runs) AS TABLE
 SELECT r.*
-FROM responses_of(runs) r
+FROM responses r
 JOIN current_response_ids_of(runs) k
   ON k.run_id = r.run_id AND k.item_id = r.item_id
  AND r.response_id = coalesce(k.answer_id, k.last_id);
@@ -76,7 +71,7 @@ FROM current_responses_of('run_data');
 -- (The response that counts is an answer exactly when the item has one: answer_id.)
 CREATE OR REPLACE MACRO item_verdicts_of(runs) AS TABLE
 SELECT v.run_id, r.benchmark, v.item_id, v.grader, v.correct, v.extracted, v.response_id
-FROM verdicts_of(runs) v
+FROM verdicts v
 JOIN current_response_ids_of(runs) k
   ON k.run_id = v.run_id AND k.item_id = v.item_id AND k.answer_id = v.response_id
 JOIN runs r ON r.run_id = v.run_id;
