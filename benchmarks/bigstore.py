@@ -241,7 +241,7 @@ ORDER BY m.k, m.dst, p.item_id;
 
 
 def build(path: Path, data_dir: Path, scale: float = 1.0) -> None:
-    from tasks.store import Store
+    from tasks.store import Store, run_data
 
     copies = {k: max(1, round(v * scale)) for k, v in COPIES.items()}
     store = Store(path)
@@ -260,6 +260,9 @@ def build(path: Path, data_dir: Path, scale: float = 1.0) -> None:
                         if f"${k}" in st}
                     con.execute(st, params or None)
         store.write(clone)
+        # the copies were written in bulk SQL, past the store's writes: their id spans and
+        # stored figures, as the store keeps them for runs it writes (tasks/store/run_data.py)
+        store.write(run_data.refresh)
         store.con.execute("CHECKPOINT")
     finally:
         store.close()

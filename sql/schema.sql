@@ -98,3 +98,17 @@ CREATE TABLE IF NOT EXISTS probe_scores (
     detail    VARCHAR,                 -- e.g. the parsed ranking
     PRIMARY KEY (run_id, item_id, probe)
 );
+
+-- Per run: the span of its response ids and a data version, both kept by the store's writes
+-- (tasks/store/run_data.py) in the transaction that changes the run. The views join the span in,
+-- so a question about one run reads only the row groups holding its responses (response ids
+-- are a BIGINT zonemap a filter can prune; run_id strings with long common prefixes are not).
+-- The figures stored per run (tables *_stored, e.g. wemath_step_accuracy_stored) count only
+-- while figures_version = version; otherwise the figure views compute the run live.
+CREATE TABLE IF NOT EXISTS run_data (
+    run_id             VARCHAR PRIMARY KEY,
+    first_response_id  BIGINT NOT NULL,
+    last_response_id   BIGINT NOT NULL,
+    version            BIGINT NOT NULL,    -- +1 at every write of the run's responses, verdicts, probe scores
+    figures_version    BIGINT              -- the version its stored figures were computed at
+);

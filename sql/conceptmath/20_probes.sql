@@ -11,15 +11,20 @@ JOIN (SELECT benchmark, item_id, group_id AS system,
       FROM items WHERE benchmark = 'conceptmath') i ON i.benchmark = r.benchmark
 WHERE r.benchmark = 'conceptmath';
 
+-- conceptmath_mink_items stored per probe run (see below); rows of exactly its live macro.
+CREATE TABLE IF NOT EXISTS conceptmath_mink_items_stored (
+    run_id VARCHAR, item_id VARCHAR, n_tokens BIGINT, k INTEGER, min_k DOUBLE, min_k_prob DOUBLE
+);
+
 -- MIN-K% (Shi et al. 2023) per question: the mean of the K% = 10% lowest token
 -- log-probabilities of the question (at least one token). Higher: more likely seen in training.
 -- `min_k` is Shi et al.'s MIN-K% PROB as they define it, a mean log-probability (<= 0);
 -- `min_k_prob` = exp(min_k), the same on the probability scale (0, 1]: the geometric mean of
 -- those tokens' probabilities, monotone in min_k (same order), higher still more likely seen.
-CREATE OR REPLACE VIEW conceptmath_mink_items AS
+CREATE OR REPLACE MACRO conceptmath_mink_items_of(runs) AS TABLE
 WITH per_item AS (       -- each scored question's token log-probabilities, lowest first
     SELECT c.run_id, c.item_id, list_sort(list(t.logprob)) AS lowest_first
-    FROM current_responses c
+    FROM current_responses_of(runs) c
     JOIN token_logprobs t ON t.response_id = c.response_id AND t.kind = 'prompt'
     WHERE c.status = 'ok'
     GROUP BY c.run_id, c.item_id
@@ -33,6 +38,14 @@ SELECT run_id, item_id, n_tokens, k,
        list_avg(lowest_first[1:k])          AS min_k,
        exp(list_avg(lowest_first[1:k]))     AS min_k_prob
 FROM with_k;
+
+-- Stored per probe run when it finishes (conceptmath_mink_items_stored, tasks/store/run_data.py):
+-- the sorting of every question's token log-probabilities is done once per run, not per query.
+CREATE OR REPLACE VIEW conceptmath_mink_items AS
+FROM conceptmath_mink_items_stored
+WHERE run_id IN (SELECT run_id FROM stored_runs)
+UNION ALL
+FROM conceptmath_mink_items_of('live_run_spans');
 
 -- Paper Table 3, per system: mean Rouge-L F of the continuations (as a fraction, and x100 as the
 -- paper prints it); mean MIN-K% (as a mean log-probability, and on the probability scale).

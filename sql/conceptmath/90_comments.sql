@@ -126,3 +126,11 @@ COMMENT ON COLUMN conceptmath_figure_units.item IS 'The paired unit of a McNemar
 COMMENT ON COLUMN conceptmath_figure_units.cell IS 'The figure''s cell: all, system:<system>, L1/L2/L3:<system>:<concept path>; probe runs: rouge, mink, mink_prob, mrr, top1 :<system>.';
 COMMENT ON COLUMN conceptmath_figure_units.num IS 'What the unit adds to the figure''s numerator (e.g. 1 for a right answer).';
 COMMENT ON COLUMN conceptmath_figure_units.den IS 'What the unit adds to the figure''s denominator (e.g. 1 per graded question); the figure is sum(num) / sum(den).';
+
+COMMENT ON TABLE conceptmath_mink_items_stored IS 'conceptmath_mink_items (MIN-K% per question) stored per probe run when it finished; shown only while the run''s data version is the stored one (stored_runs), else computed live.';
+COMMENT ON COLUMN conceptmath_mink_items_stored.run_id IS 'The probe run (runs.run_id).';
+COMMENT ON COLUMN conceptmath_mink_items_stored.item_id IS 'The question scored.';
+COMMENT ON COLUMN conceptmath_mink_items_stored.n_tokens IS 'Tokens of the question with a log-probability.';
+COMMENT ON COLUMN conceptmath_mink_items_stored.k IS 'How many of the lowest are averaged: 10% of n_tokens, at least 1.';
+COMMENT ON COLUMN conceptmath_mink_items_stored.min_k IS 'MIN-K% PROB: the mean of the k lowest token log-probabilities (<= 0).';
+COMMENT ON COLUMN conceptmath_mink_items_stored.min_k_prob IS 'exp(min_k): the same on the probability scale.';

@@ -1,17 +1,53 @@
 -- Layer 1: the response that counts and the verdicts that stand on it.
 
+-- The runs whose stored figures are current: computed at the run's present data version.
+CREATE OR REPLACE VIEW stored_runs AS
+SELECT run_id FROM run_data WHERE figures_version = version;
+
+-- Each layer below is a table macro over a set of runs, `runs`: the name of a table or view
+-- with one row per run (run_id, first_response_id, last_response_id): `run_data` for every
+-- run, or `live_run_spans` for the live half of a figure view that has stored rows (e.g.
+-- wemath_step_accuracy). The view of the layer's name is the macro over run_data. Each run's
+-- span of response ids is joined into the scan of `responses` (responses_of): a filter on
+-- run_id then reads only the row groups of that span (DuckDB prunes a scan by the smallest
+-- first and largest last id it is joined with); the scans joined to those responses by id
+-- (the response that counts, its verdicts, its token log-probabilities) are pruned the same way
+-- by the ids found.
+
+-- Per run, the responses a live figure must read: its span while its stored figures are not
+-- current; otherwise an empty span at the newest id (newest .. newest - 1), so a scan for it,
+-- or for a store whose figures are all stored, reads at most the last row group (a run left
+-- out instead would leave the scan unpruned).
+CREATE OR REPLACE VIEW live_run_spans AS
+SELECT run_id,
+       CASE WHEN figures_version IS DISTINCT FROM version THEN first_response_id
+            ELSE (SELECT max(last_response_id) FROM run_data) END          AS first_response_id,
+       CASE WHEN figures_version IS DISTINCT FROM version THEN last_response_id
+            ELSE (SELECT max(last_response_id) - 1 FROM run_data) END      AS last_response_id
+FROM run_data;
+
+-- The responses of the runs.
+CREATE OR REPLACE MACRO responses_of(runs) AS TABLE
+SELECT r.*
+FROM responses r
+JOIN query_table(runs) d
+  ON d.run_id = r.run_id AND r.response_id BETWEEN d.first_response_id AND d.last_response_id;
+
 -- For each (run, item) the response that counts: the newest answer (`ok`, `refused` by the
 -- model, or `missing` from an imported file) if any, otherwise the newest failure. Older
 -- failures stay in `responses` as history.
 -- First its id, grouped per (run, item): a filter on run_id reaches the scan of `responses`
 -- through the grouping (a window over all responses, or a join on response_id alone, would
 -- read every run's rows for a question about one run).
+CREATE OR REPLACE MACRO current_response_ids_of(runs) AS TABLE
+SELECT r.run_id, r.item_id,
+       max(r.response_id) FILTER (r.status IN ('ok', 'refused', 'missing')) AS answer_id,
+       max(r.response_id)                                                  AS last_id
+FROM responses_of(runs) r
+GROUP BY r.run_id, r.item_id;
+
 CREATE OR REPLACE VIEW current_response_ids AS
-SELECT run_id, item_id,
-       max(response_id) FILTER (status IN ('ok', 'refused', 'missing')) AS answer_id,
-       max(response_id)                                                AS last_id
-FROM responses
-GROUP BY run_id, item_id;
+FROM current_response_ids_of('run_data');
 
 COMMENT ON VIEW current_response_ids IS 'Per run and item, the ids of its newest answer (answer_id: ok, refused or missing; NULL if it has none) and of its newest response of any status (last_id); the response that counts is answer_id if any, else last_id (current_responses).';
 COMMENT ON COLUMN current_response_ids.run_id IS 'The run (runs.run_id).';
@@ -19,23 +55,29 @@ COMMENT ON COLUMN current_response_ids.item_id IS 'The item (items.item_id).';
 COMMENT ON COLUMN current_response_ids.answer_id IS 'The newest response with an answer (ok, refused, missing); NULL when every call failed so far.';
 COMMENT ON COLUMN current_response_ids.last_id IS 'The newest response of any status.';
 
-CREATE OR REPLACE VIEW current_responses AS
+CREATE OR REPLACE MACRO current_responses_of(runs) AS TABLE
 SELECT r.*
 FROM responses r
-JOIN current_response_ids k
+JOIN current_response_ids_of(runs) k
   ON k.run_id = r.run_id AND k.item_id = r.item_id
  AND r.response_id = coalesce(k.answer_id, k.last_id);
+
+CREATE OR REPLACE VIEW current_responses AS
+FROM current_responses_of('run_data');
 
 -- One verdict per (run, item, grader), only where it grades the response that counts, so a
 -- verdict on a superseded response never reaches a metric. Failed calls (`infra_failed`) have
 -- no verdict: they are never scored as wrong answers. A refusal is the model's answer: wrong.
 -- (The response that counts is an answer exactly when the item has one: answer_id.)
-CREATE OR REPLACE VIEW item_verdicts AS
+CREATE OR REPLACE MACRO item_verdicts_of(runs) AS TABLE
 SELECT v.run_id, r.benchmark, v.item_id, v.grader, v.correct, v.extracted, v.response_id
 FROM verdicts v
-JOIN current_response_ids k
+JOIN current_response_ids_of(runs) k
   ON k.run_id = v.run_id AND k.item_id = v.item_id AND k.answer_id = v.response_id
 JOIN runs r ON r.run_id = v.run_id;
+
+CREATE OR REPLACE VIEW item_verdicts AS
+FROM item_verdicts_of('run_data');
 
 -- What a run holds: how many items answered, failed, missing, and what it cost.
 CREATE OR REPLACE VIEW run_summary AS

@@ -123,3 +123,16 @@ COMMENT ON COLUMN item_figure_units.item IS 'The paired unit of a McNemar test: 
 COMMENT ON COLUMN item_figure_units.cell IS 'The figure''s cell: all (accuracy over all items).';
 COMMENT ON COLUMN item_figure_units.num IS 'What the unit adds to the figure''s numerator (e.g. 1 for a right answer).';
 COMMENT ON COLUMN item_figure_units.den IS 'What the unit adds to the figure''s denominator (e.g. 1 per graded question); the figure is sum(num) / sum(den).';
+
+COMMENT ON TABLE run_data IS 'Per run, kept by every store write that changes the run: the span of its response ids (views join it in so a question about one run reads only its rows) and its data version (stored figures count only while computed at this version).';
+COMMENT ON COLUMN run_data.run_id IS 'The run (runs.run_id).';
+COMMENT ON COLUMN run_data.first_response_id IS 'The smallest response id of the run: every response of the run lies between first_response_id and last_response_id.';
+COMMENT ON COLUMN run_data.last_response_id IS 'The largest response id of the run.';
+COMMENT ON COLUMN run_data.version IS 'The run''s data version: raised by every write of its responses, verdicts or probe scores.';
+COMMENT ON COLUMN run_data.figures_version IS 'The version at which the run''s figures were stored (tables *_stored, e.g. wemath_step_accuracy_stored); they are shown only while it equals version, else computed live. NULL: none stored (cleared when the SQL layer or the loaded data changes).';
+COMMENT ON VIEW stored_runs IS 'The runs whose stored figures are current (run_data.figures_version = version): figure views read their stored rows and compute only the other runs.';
+COMMENT ON COLUMN stored_runs.run_id IS 'The run (runs.run_id).';
+COMMENT ON VIEW live_run_spans IS 'Per run, the response ids a live figure must read: the run''s span while its stored figures are not current, else an empty span (so the live half of a figure view with stored rows reads nothing for it).';
+COMMENT ON COLUMN live_run_spans.run_id IS 'The run (runs.run_id).';
+COMMENT ON COLUMN live_run_spans.first_response_id IS 'First response id to read (run_data.first_response_id, or past the last one when the run''s figures are stored).';
+COMMENT ON COLUMN live_run_spans.last_response_id IS 'Last response id to read.';

@@ -6,8 +6,14 @@
 -- figure alike (N, S1-S3, the categories, the concepts), never counted as wrong; the report
 -- says how many (wemath_problem_coverage). `--retry-failed` brings them back.
 
+-- Each layer under the figures is a table macro over a set of runs (run_data: all runs, or
+-- live_run_spans: those whose stored figures are not current; see sql/core/10_current.sql),
+-- and the view of its name is the macro over all runs. The figures stored per run (wemath_four_dimensional,
+-- wemath_step_accuracy, wemath_concept_accuracy) read their stored rows where current and
+-- compute only the other runs.
+
 -- One row per graded question, with its place in the composite problem.
-CREATE OR REPLACE VIEW wemath_question_verdicts AS
+CREATE OR REPLACE MACRO wemath_question_verdicts_of(runs) AS TABLE
 SELECT iv.run_id, iv.grader, iv.item_id,
        i.group_id                                   AS problem_id,
        i.part                                       AS key,          -- 2steps_1 .. 3steps_multi
@@ -15,13 +21,16 @@ SELECT iv.run_id, iv.grader, iv.item_id,
        i.part LIKE '%multi'                         AS is_composite,
        i.concept,
        iv.correct
-FROM item_verdicts iv
+FROM item_verdicts_of(runs) iv
 JOIN items i ON i.benchmark = 'wemath' AND i.item_id = iv.item_id
 WHERE iv.benchmark = 'wemath';
 
+CREATE OR REPLACE VIEW wemath_question_verdicts AS
+FROM wemath_question_verdicts_of('run_data');
+
 -- One row per composite problem: its one-step results and its composite result. A problem is
 -- complete when every one-step question and the composite question have a verdict.
-CREATE OR REPLACE VIEW wemath_problem_verdicts AS
+CREATE OR REPLACE MACRO wemath_problem_verdicts_of(runs) AS TABLE
 SELECT run_id, grader, problem_id,
        any_value(steps)                              AS steps,
        count(*) FILTER (NOT is_composite)            AS n_subs,
@@ -30,15 +39,28 @@ SELECT run_id, grader, problem_id,
        bool_or(correct)  FILTER (is_composite)       AS multi,
        count(*) FILTER (NOT is_composite) = any_value(steps)
          AND count(*) FILTER (is_composite) = 1      AS complete
-FROM wemath_question_verdicts
+FROM wemath_question_verdicts_of(runs)
 GROUP BY run_id, grader, problem_id;
 
+CREATE OR REPLACE VIEW wemath_problem_verdicts AS
+FROM wemath_problem_verdicts_of('run_data');
+
 -- The questions every figure is computed from: those of complete problems only.
-CREATE OR REPLACE VIEW wemath_item_verdicts AS
+-- (The questions are computed once and grouped per problem here: complete exactly as in
+-- wemath_problem_verdicts, every one-step question and the composite one graded.)
+CREATE OR REPLACE MACRO wemath_item_verdicts_of(runs) AS TABLE
+WITH q AS MATERIALIZED (FROM wemath_question_verdicts_of(runs))
 SELECT q.*
-FROM wemath_question_verdicts q
-JOIN wemath_problem_verdicts p USING (run_id, grader, problem_id)
-WHERE p.complete;
+FROM q
+JOIN (SELECT run_id, grader, problem_id
+      FROM q
+      GROUP BY run_id, grader, problem_id
+      HAVING count(*) FILTER (NOT is_composite) = any_value(steps)
+         AND count(*) FILTER (is_composite) = 1) complete_problems
+  USING (run_id, grader, problem_id);
+
+CREATE OR REPLACE VIEW wemath_item_verdicts AS
+FROM wemath_item_verdicts_of('run_data');
 
 -- Per run and problem: how many of its questions the run has answered (a response that counts:
 -- ok, refused or missing) and how many failed (infra_failed), whatever the grader. A problem
@@ -61,7 +83,7 @@ GROUP BY c.run_id, i.group_id;
 --   RM strict = not all(subs) and multi       RM loose = not any(subs) and multi
 --   rates: IK/N, IG/N, CM/N, RM/(RM+CM);  score = (alpha*IK + beta*IG + CM) / N
 -- N is the number of complete problems in the run (525 on the full testmini).
-CREATE OR REPLACE MACRO wemath_four_dimensional_scored(alpha := 0.0, beta := 0.5) AS TABLE
+CREATE OR REPLACE MACRO wemath_four_dimensional_scored(alpha := 0.0, beta := 0.5, runs := 'run_data') AS TABLE
 WITH counts AS (
     SELECT run_id, grader,
            count(*)                                          AS n,
@@ -71,7 +93,7 @@ WITH counts AS (
            count(*) FILTER (any_subs AND multi)              AS cm_loose,
            count(*) FILTER (NOT all_subs AND multi)          AS rm_strict,
            count(*) FILTER (NOT any_subs AND multi)          AS rm_loose
-    FROM wemath_problem_verdicts
+    FROM wemath_problem_verdicts_of(runs)
     WHERE complete
     GROUP BY run_id, grader
 ), by_rule AS (
@@ -88,28 +110,43 @@ SELECT run_id, grader, rule, n, ik, ig, cm, rm,
 FROM by_rule;
 
 CREATE OR REPLACE VIEW wemath_four_dimensional AS
-SELECT * FROM wemath_four_dimensional_scored();
+FROM wemath_four_dimensional_stored
+WHERE run_id IN (SELECT run_id FROM stored_runs)
+UNION ALL
+FROM wemath_four_dimensional_scored(runs := 'live_run_spans');
 
 -- Paper Table 1, first columns: S1 over all one-step questions, S2/S3 over the composite
 -- questions of two- and three-step problems (of complete problems, as every figure).
-CREATE OR REPLACE VIEW wemath_step_accuracy AS
+CREATE OR REPLACE MACRO wemath_step_accuracy_of(runs) AS TABLE
 SELECT run_id, grader,
        avg(correct::INTEGER) FILTER (NOT is_composite)             AS s1,
        avg(correct::INTEGER) FILTER (is_composite AND steps = 2)   AS s2,
        avg(correct::INTEGER) FILTER (is_composite AND steps = 3)   AS s3
-FROM wemath_item_verdicts
+FROM wemath_item_verdicts_of(runs)
 GROUP BY run_id, grader;
 
+CREATE OR REPLACE VIEW wemath_step_accuracy AS
+FROM wemath_step_accuracy_stored
+WHERE run_id IN (SELECT run_id FROM stored_runs)
+UNION ALL
+FROM wemath_step_accuracy_of('live_run_spans');
+
 -- Accuracy of the one-step questions labelled with each of the 67 leaf concepts.
-CREATE OR REPLACE VIEW wemath_concept_accuracy AS
+CREATE OR REPLACE MACRO wemath_concept_accuracy_of(runs) AS TABLE
 SELECT run_id, grader,
        concept,
        count(*)                       AS n,
        count(*) FILTER (correct)      AS correct,
        avg(correct::INTEGER)          AS accuracy
-FROM wemath_item_verdicts
+FROM wemath_item_verdicts_of(runs)
 WHERE NOT is_composite
 GROUP BY run_id, grader, concept;
+
+CREATE OR REPLACE VIEW wemath_concept_accuracy AS
+FROM wemath_concept_accuracy_stored
+WHERE run_id IN (SELECT run_id FROM stored_runs)
+UNION ALL
+FROM wemath_concept_accuracy_of('live_run_spans');
 
 -- Paper Table 1, the 12 second-level categories: the unweighted mean of the category's leaf
 -- accuracies (leaves without questions in the run do not take part).

@@ -8,6 +8,7 @@ from collections.abc import Iterable, Sequence
 import duckdb
 
 from tasks.items import Completion
+from tasks.store import run_data
 from tasks.store.bulk import replace_keyed, unnest
 
 # Statuses that carry an answer to grade; `infra_failed` is not one: it is retried later.
@@ -71,6 +72,7 @@ class AnswersTable:
                                    cost_usd)
             SELECT s.response_id, $run_id, s.* EXCLUDE (response_id) FROM (SELECT {select}) s
             """, params)
+        run_data.touch(con, run_id, min(ids), max(ids))
         inserted = [(rid, r[0], r[2].status) for rid, r in zip(ids, rows)]
         self._insert_logprobs(con, inserted, {r[0]: r[2] for r in rows if r[2].token_logprobs})
         return len(inserted)
@@ -104,10 +106,13 @@ class AnswersTable:
             "item_id": ("VARCHAR", [r[0] for r in rows]), "score": ("DOUBLE", [r[1] for r in rows]),
             "detail": ("VARCHAR", [r[2] for r in rows])})
         params.update(run_id=run_id, probe=probe)
-        self.write(lambda con: replace_keyed(
-            con, "probe_scores", ("run_id", "item_id", "probe"),
-            f"SELECT $run_id AS run_id, item_id, $probe AS probe, score, detail "
-            f"FROM (SELECT {select})", params))
+
+        def work(con: duckdb.DuckDBPyConnection) -> None:
+            replace_keyed(con, "probe_scores", ("run_id", "item_id", "probe"),
+                          f"SELECT $run_id AS run_id, item_id, $probe AS probe, score, detail "
+                          f"FROM (SELECT {select})", params)
+            run_data.touch(con, run_id)
+        self.write(work)
 
     # -- verdicts ---------------------------------------------------------------------------
     def ungraded(self, run_id: str, grader: str) -> list[tuple[int, str, str | None]]:
@@ -132,8 +137,11 @@ class AnswersTable:
             "correct": ("BOOLEAN", [r[3] for r in rows]),
         })
         params.update(run_id=run_id, grader=grader)
-        self.write(lambda con: replace_keyed(
-            con, "verdicts", ("run_id", "item_id", "grader"), f"""
-            SELECT $run_id AS run_id, s.item_id, $grader AS grader, s.response_id, s.extracted,
-                   s.correct, current_timestamp AS graded_at
-            FROM (SELECT {select}) s""", params))
+
+        def work(con: duckdb.DuckDBPyConnection) -> None:
+            replace_keyed(con, "verdicts", ("run_id", "item_id", "grader"), f"""
+                SELECT $run_id AS run_id, s.item_id, $grader AS grader, s.response_id,
+                       s.extracted, s.correct, current_timestamp AS graded_at
+                FROM (SELECT {select}) s""", params)
+            run_data.touch(con, run_id)
+        self.write(work)

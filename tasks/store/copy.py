@@ -16,12 +16,13 @@ from typing import Any
 import duckdb
 
 from tasks.errors import MathprobeError
-from tasks.store import lake
+from tasks.store import lake, run_data
 from tasks.store.duckdb_store import Store
 from tasks.store.location import Location, _quote
 
 RUN_TABLES = ("runs", "responses", "verdicts", "token_logprobs", "probe_scores")
-NOT_COPIED = (*RUN_TABLES, "lake_writes")
+# derived per run and kept by the destination itself (run_data.rebuild / store_figures)
+NOT_COPIED = (*RUN_TABLES, "lake_writes", "run_data")
 SRC = "copy_src"
 
 
@@ -100,6 +101,8 @@ def _copy(con: duckdb.DuckDBPyConnection, dst: Store, run_ids: list[str] | None)
     con.execute(f"INSERT INTO probe_scores BY NAME SELECT * FROM {SRC}.main.probe_scores "
                 "WHERE run_id IN (SELECT unnest($runs::VARCHAR[]))", {"runs": todo})
     con.execute("DROP TABLE copy_ids")
+    run_data.rebuild(con, todo)       # the copied runs' spans of the destination's ids
+    run_data.store_figures(con)
     return {"copied": todo, "skipped": skipped, "responses": n}
 
 
@@ -119,7 +122,8 @@ def _copy_reference_data(con: duckdb.DuckDBPyConnection, runs: list[str]) -> Non
                              "loaded from the same data files")
     dst_tables = set(_tables(con, _current(con)))
     for table in _tables(con, SRC):
-        if table in NOT_COPIED or table not in dst_tables:
+        if (table in NOT_COPIED or table not in dst_tables
+                or table.endswith(run_data.STORED_SUFFIX)):
             continue
         if table == "loaded_datasets":
             con.execute(f"INSERT INTO loaded_datasets BY NAME SELECT * FROM {SRC}.main.loaded_datasets "

@@ -39,7 +39,7 @@ from typing import Any, TypeVar
 import duckdb
 
 from tasks.errors import StoreWriteError
-from tasks.store import lake, spool
+from tasks.store import lake, run_data, spool
 from tasks.store.answers_table import ANSWERED, ANSWERED_SQL, AnswersTable
 from tasks.store.errors import connect, write_error
 from tasks.store.items_table import ItemsTable
@@ -131,6 +131,7 @@ class Store(ItemsTable, RunsTable, AnswersTable):
         con.execute("BEGIN TRANSACTION")
         try:
             commented = apply_sql(con, files)
+            run_data.refresh(con)      # spans and stored figures by this layer (migrates old stores)
             con.execute("INSERT OR REPLACE INTO store_meta VALUES ('sql_layer', ?)", [digest])
             con.execute("COMMIT")
         except BaseException:
@@ -200,6 +201,11 @@ class Store(ItemsTable, RunsTable, AnswersTable):
             return list(range(first, first + n))
         return [r[0] for r in con.execute("SELECT nextval('response_seq') FROM range(?)",
                                           [n]).fetchall()]
+
+    def store_figures(self) -> list[str]:
+        """Store the figures of every run whose stored figures are not current (after its
+        grading, judging or import finished); returns those runs (`tasks.store.run_data`)."""
+        return self.write(run_data.store_figures)
 
     def query(self, sql: str, params: Any = None) -> list[tuple]:
         with self._lock:

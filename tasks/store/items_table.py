@@ -9,6 +9,7 @@ from collections.abc import Sequence
 import duckdb
 
 from tasks.items import Item
+from tasks.store import run_data
 from tasks.store.bulk import replace_keyed, unnest
 
 
@@ -26,9 +27,13 @@ class ItemsTable:
             "gold": ("VARCHAR", [i.gold for i in items]),
             "payload": ("VARCHAR", [json.dumps(i.payload, ensure_ascii=False) for i in items]),
         })
-        self.write(lambda con: replace_keyed(
-            con, "items", ("benchmark", "item_id"),
-            f"SELECT * REPLACE (payload::JSON AS payload) FROM (SELECT {select})", params))
+        def work(con: duckdb.DuckDBPyConnection) -> None:
+            replace_keyed(con, "items", ("benchmark", "item_id"),
+                          f"SELECT * REPLACE (payload::JSON AS payload) FROM (SELECT {select})",
+                          params)
+            for benchmark in sorted({i.benchmark for i in items}):   # figures of other items
+                run_data.invalidate(con, benchmark)
+        self.write(work)
 
     def dataset_fingerprint(self, benchmark: str) -> str | None:
         rows = self.query("SELECT fingerprint FROM loaded_datasets WHERE benchmark = ?", [benchmark])
@@ -47,4 +52,5 @@ class ItemsTable:
         def work(con: duckdb.DuckDBPyConnection) -> None:
             con.execute(f"DELETE FROM {table}")
             con.execute(f"INSERT INTO {table} ({', '.join(columns)}) SELECT {select}", params)
+            run_data.invalidate(con)     # views join reference tables: no stored figure holds
         self.write(work)

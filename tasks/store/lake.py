@@ -49,6 +49,7 @@ from tenacity import (Retrying, retry_if_exception, stop_after_delay,
                       wait_random_exponential)
 
 from tasks.errors import MathprobeError
+from tasks.store import run_data
 from tasks.store.location import Location
 
 T = TypeVar("T")
@@ -273,6 +274,7 @@ def apply_schema(con: duckdb.DuckDBPyConnection, loc: Location,
             take_token(con)
             for st in statements(sql_texts):
                 con.execute(st)
+            run_data.refresh(con)      # spans and stored figures by this SQL (migrates a lake)
             con.execute("UPDATE lake_writes SET schema_fingerprint = ?", [wanted])
             con.execute("COMMIT")
         except BaseException:

@@ -10,6 +10,7 @@ from typing import Any
 import duckdb
 
 from tasks.errors import MathprobeError
+from tasks.store import run_data
 
 
 def now() -> datetime:
@@ -69,10 +70,15 @@ class RunsTable:
                     [n_items, spec.flow_run_id, spec.run_id])
 
     def finish_run(self, run_id: str, status: str) -> None:
-        self.write(lambda con: con.execute(
-            "UPDATE runs SET status = ?, finished_at = ?, cost_usd = "
-            "(SELECT coalesce(sum(cost_usd), 0) FROM responses WHERE run_id = ?) WHERE run_id = ?",
-            [status, now(), run_id, run_id]))
+        """Record the run's end, and store the figures of the runs whose data changed (this
+        one, and the answer run a judge run judged) in the same write."""
+        def work(con: duckdb.DuckDBPyConnection) -> None:
+            con.execute(
+                "UPDATE runs SET status = ?, finished_at = ?, cost_usd = (SELECT coalesce("
+                "sum(cost_usd), 0) FROM responses WHERE run_id = ?) WHERE run_id = ?",
+                [status, now(), run_id, run_id])
+            run_data.store_figures(con)
+        self.write(work)
 
     def run(self, run_id: str) -> dict[str, Any] | None:
         rows = self.query_dicts("SELECT * FROM run_summary WHERE run_id = ?", [run_id])

@@ -1,0 +1,205 @@
+"""Figures stored per run are the run's figures, never stale ones: WE-MATH's Table 1/2 figures
+read stored rows for runs whose data has not changed since they were stored, and compute the
+others live. A user sees the same numbers either way, and sees a change at once when a judge
+adds verdicts, a retry answers failed calls, the data is reloaded, the store is copied, or an
+old store is opened by this version (tasks/store/run_data.py)."""
+from __future__ import annotations
+
+import duckdb
+import pytest
+
+from tasks import registry
+from tasks.items import Completion
+from tasks.runs import grade_run, prepare
+from tasks.store import RunSpec, Store
+from tasks.store.copy import copy_runs
+from tasks.store.location import parse
+
+FIGURES = ("wemath_four_dimensional", "wemath_step_accuracy", "wemath_concept_accuracy",
+           "wemath_category_accuracy")
+
+
+def _answer(item, right: bool) -> str:
+    return f"<Answer>: <<{item.gold if right else 'E'}>>"
+
+
+def _run(store: Store, bench, dataset, run_id: str, seed: int, fail_every: int = 0) -> None:
+    """A finished WE-MATH run over every item; every `fail_every`-th call failed."""
+    items = dataset.items
+    store.start_run(RunSpec(run_id, "wemath", "m:x", "m", bench.default_setting, {}), len(items))
+    store.append_responses(run_id, [
+        (it.item_id, "h", Completion(text=None, status="infra_failed", error="HTTP 503")
+         if fail_every and n % fail_every == 0 else Completion(text=_answer(it, (n + seed) % 3 != 0)))
+        for n, it in enumerate(items)])
+    grade_run(store, bench, dataset, run_id)
+    store.finish_run(run_id, "completed")
+
+
+def figures(store: Store, run_id: str) -> dict[str, list[tuple]]:
+    return {v: store.query(f"SELECT * FROM {v} WHERE run_id = ? ORDER BY ALL", [run_id])
+            for v in FIGURES}
+
+
+def live(store: Store, run_id: str) -> dict[str, list[tuple]]:
+    """The same figures computed from the verdicts, whatever is stored."""
+    q = {"wemath_four_dimensional": "wemath_four_dimensional_scored()",
+         "wemath_step_accuracy": "wemath_step_accuracy_of('run_data')",
+         "wemath_concept_accuracy": "wemath_concept_accuracy_of('run_data')"}
+    out = {v: store.query(f"SELECT * FROM {m} WHERE run_id = ? ORDER BY ALL", [run_id])
+           for v, m in q.items()}
+    out["wemath_category_accuracy"] = figures(store, run_id)["wemath_category_accuracy"]
+    return out
+
+
+def stored(store: Store, run_id: str) -> bool:
+    return bool(store.query("SELECT 1 FROM stored_runs WHERE run_id = ?", [run_id]))
+
+
+@pytest.fixture(scope="module")
+def wemath(data_dir):
+    bench = registry.get("wemath")
+    return bench, data_dir
+
+
+@pytest.fixture
+def store(tmp_path, wemath):
+    bench, data_dir = wemath
+    s = Store(tmp_path / "s.duckdb")
+    dataset = prepare(s, bench, data_dir)
+    _run(s, bench, dataset, "a", 0)
+    _run(s, bench, dataset, "b", 1, fail_every=5)
+    yield s, bench, dataset
+    s.close()
+
+
+def test_a_finished_run_reads_stored_figures_equal_to_live_ones(store):
+    s, *_ = store
+    for run_id in ("a", "b"):
+        assert stored(s, run_id)
+        assert s.query("SELECT count(*) FROM wemath_step_accuracy_stored WHERE run_id = ?",
+                       [run_id])[0][0] == 1
+        assert figures(s, run_id) == live(s, run_id)
+    (n,), = s.query("SELECT n FROM wemath_four_dimensional WHERE run_id = 'a' LIMIT 1")
+    assert n == 525                               # every problem of testmini, complete
+    # all runs at once: stored rows only, the same as computing every run
+    whole = s.query("SELECT * FROM wemath_step_accuracy ORDER BY ALL")
+    s.write(lambda con: con.execute("UPDATE run_data SET figures_version = NULL"))
+    assert not stored(s, "a")
+    assert s.query("SELECT * FROM wemath_step_accuracy ORDER BY ALL") == whole
+
+
+def test_a_judges_verdicts_change_the_figures_at_once(store):
+    """New verdicts on a finished run (a judge, a re-grade) are its figures from the moment
+    they are written: the stored ones no longer count."""
+    s, *_ = store
+    before = figures(s, "a")
+    flipped = s.query("SELECT item_id, response_id, extracted, NOT correct FROM verdicts "
+                      "WHERE run_id = 'a' AND grader = 'official' ORDER BY item_id LIMIT 300")
+    s.write_verdicts("a", "official", flipped)
+    assert not stored(s, "a")
+    after = figures(s, "a")
+    assert after != before and after == live(s, "a")
+    assert figures(s, "b") == live(s, "b") and stored(s, "b")     # other runs keep theirs
+    s.finish_run("a", "completed")
+    assert stored(s, "a") and figures(s, "a") == after
+
+
+def test_retried_failures_count_before_the_run_finishes(store):
+    """--retry-failed answers the failed calls: their problems enter N while the run goes on."""
+    s, bench, dataset = store
+    (n_before,), = s.query("SELECT n FROM wemath_four_dimensional WHERE run_id = 'b' LIMIT 1")
+    failed = {i for (i,) in s.query("SELECT item_id FROM current_responses "
+                                    "WHERE run_id = 'b' AND status = 'infra_failed'")}
+    s.start_run(RunSpec("b", "wemath", "m:x", "m", bench.default_setting, {}), len(dataset.items))
+    s.append_responses("b", [(it.item_id, "h", Completion(text=_answer(it, True)))
+                             for it in dataset.items if it.item_id in failed])
+    grade_run(s, bench, dataset, "b")
+    (n_after,), = s.query("SELECT n FROM wemath_four_dimensional WHERE run_id = 'b' LIMIT 1")
+    assert n_before < n_after == 525
+    assert figures(s, "b") == live(s, "b")
+
+
+def test_reloaded_data_leaves_no_stored_figure_standing(store):
+    s, *_ = store
+    s.replace_table("wemath_knowledge", {"leaf": ("VARCHAR", [])})    # as a reload starts
+    assert not stored(s, "a") and not stored(s, "b")
+    assert s.store_figures() == ["a", "b"]
+    assert stored(s, "a") and figures(s, "a") == live(s, "a")
+
+
+def test_an_old_store_is_migrated_when_this_version_opens_it(store, tmp_path):
+    """A store written before per-run spans and stored figures existed, or written meanwhile by
+    an older mathprobe (responses past the stored span): opening it rebuilds both."""
+    s, bench, dataset = store
+    want = {r: figures(s, r) for r in ("a", "b")}
+    path = s.path
+    # what an older version leaves: no run_data, no stored figures, its own SQL hash, and a
+    # response it appended to run b (the answer to a failed call) that no span covers
+    item = s.query("SELECT item_id FROM current_responses WHERE run_id = 'b' "
+                   "AND status = 'infra_failed' ORDER BY item_id LIMIT 1")[0][0]
+    s.close()
+    con = duckdb.connect(path)
+    con.execute("INSERT INTO responses (response_id, run_id, item_id, request_hash, response, "
+                "status) VALUES (nextval('response_seq'), 'b', ?, 'h', 'x', 'ok')", [item])
+    for table in ("run_data", "wemath_four_dimensional_stored", "wemath_step_accuracy_stored",
+                  "wemath_concept_accuracy_stored"):
+        con.execute(f"DROP TABLE {table}")
+    con.execute("UPDATE store_meta SET value = 'an older version' WHERE key = 'sql_layer'")
+    con.close()
+    s2 = Store(path)
+    try:
+        assert stored(s2, "a") and stored(s2, "b")
+        assert figures(s2, "a") == want["a"]
+        assert s2.query("SELECT status FROM current_responses WHERE run_id = 'b' AND item_id = ?",
+                        [item]) == [("ok",)]                   # the old version's answer counts
+        assert figures(s2, "b") == live(s2, "b")
+    finally:
+        s2.close()
+
+
+def test_a_copied_run_has_the_same_figures(store, tmp_path):
+    s, *_ = store
+    want = figures(s, "b")
+    s.close()
+    dst = Store(tmp_path / "copy.duckdb")
+    try:
+        copy_runs(parse(s.path), dst, ["b"])
+        assert stored(dst, "b")
+        assert figures(dst, "b") == want == live(dst, "b")
+        (first, last), = dst.query("SELECT first_response_id, last_response_id FROM run_data "
+                                   "WHERE run_id = 'b'")
+        assert (first, last) == dst.query("SELECT min(response_id), max(response_id) "
+                                          "FROM responses WHERE run_id = 'b'")[0]
+    finally:
+        dst.close()
+
+
+def test_min_k_of_a_probe_run_is_stored_and_follows_a_retry(tmp_path, data_dir):
+    """ConceptMath's MIN-K% per question is stored when the probe run finishes; a question
+    answered later (a retried call) is in the contamination figures at once."""
+    from tasks.benchmarks.conceptmath._probes import SETTINGS
+
+    bench = registry.get("conceptmath")
+    s = Store(tmp_path / "p.duckdb")
+    try:
+        ids = [it.item_id for it in bench.select(prepare(s, bench, data_dir).items, 40)]
+        s.start_run(RunSpec("mink", "conceptmath", "m:0", "m", SETTINGS["mink"], {}), len(ids))
+
+        def answer(n: int, i: str):
+            return (i, "h", Completion(text="x", logprob_kind="prompt", token_logprobs=[
+                (f"t{p}", p, -0.1 * ((p * 7 + n) % 23)) for p in range(12 + n % 9)]))
+        s.append_responses("mink", [answer(n, i) for n, i in enumerate(ids[:-1])])
+        s.append_responses("mink", [(ids[-1], "h", Completion(text=None, status="infra_failed"))])
+        s.finish_run("mink", "incomplete")
+        assert stored(s, "mink")
+        rows = "SELECT * FROM conceptmath_mink_items WHERE run_id = 'mink' ORDER BY ALL"
+        want = s.query("SELECT * FROM conceptmath_mink_items_of('run_data') ORDER BY ALL")
+        assert s.query(rows) == want and len(want) == len(ids) - 1
+        (n_before,), = s.query("SELECT sum(n) FROM contamination_mink WHERE run_id = 'mink'")
+        s.append_responses("mink", [answer(99, ids[-1])])               # --retry-failed
+        assert not stored(s, "mink")
+        assert len(s.query(rows)) == len(ids)
+        (n_after,), = s.query("SELECT sum(n) FROM contamination_mink WHERE run_id = 'mink'")
+        assert n_after == n_before + 1
+    finally:
+        s.close()
