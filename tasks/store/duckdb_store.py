@@ -39,7 +39,7 @@ from typing import Any, TypeVar
 import duckdb
 
 from tasks.errors import StoreWriteError
-from tasks.store import lake, spool
+from tasks.store import lake, spool, template
 from tasks.store.answers_table import ANSWERED, ANSWERED_SQL, AnswersTable
 from tasks.store.errors import connect, write_error
 from tasks.store.items_table import ItemsTable
@@ -87,6 +87,7 @@ class Store(ItemsTable, RunsTable, AnswersTable):
             return
         if self.path != ":memory:":
             Path(self.path).parent.mkdir(parents=True, exist_ok=True)
+            template.create(self.path, sql_layer()[1], self._apply_sql)   # a new file: a copy
         self.con = connect(self.path)
         try:
             self._apply_sql(self.con)
