@@ -61,6 +61,24 @@ if "pandas" not in sys.modules and importlib.util.find_spec("pandas") is None:
     sys.modules["pandas"] = None      # type: ignore[assignment]
 
 
+@contextmanager
+def pandas_hidden() -> Iterator[None]:
+    """Where pandas is installed, duckdb 1.5.5 imports it (0.3-0.7 s here) the first time it
+    binds any parameter, only to compare the value with pandas' missing-value markers. Inside
+    this, in a process that has not imported pandas, that import fails at once instead (as
+    where pandas is not installed); afterwards pandas imports again as usual. For a command's
+    whole life (`mathprobe`, which never uses pandas)."""
+    if "pandas" in sys.modules:
+        yield
+        return
+    sys.modules["pandas"] = None      # type: ignore[assignment]
+    try:
+        yield
+    finally:
+        if "pandas" in sys.modules and sys.modules["pandas"] is None:
+            del sys.modules["pandas"]
+
+
 class Store(ItemsTable, RunsTable, AnswersTable):
     """A store open in this process: a DuckDB file (read-write, or read-only) or a DuckLake
     catalog; its rows are read and written through the mixed-in tables' methods."""
