@@ -13,7 +13,9 @@
    reports for an eval), with and without the local server.
 
 Each command's environment has no PREFECT_API_URL; the local server and the temporary ones
-use a Prefect home and state folder of their own under a temporary folder (removed at the end).
+use a Prefect home, state and cache folder of their own under a temporary folder (removed at
+the end): the very first command builds the store template (tasks/store/template.py), the
+medians are of commands that find it, as a user's commands after their first do.
 
     python benchmarks/startup.py [--latency 0.05] [--concurrency 128] [--repeat 3]
 """
@@ -73,6 +75,7 @@ def main() -> None:
     env = {k: v for k, v in os.environ.items()
            if not k.startswith(("PREFECT_API", "OPENAI", "ANTHROPIC"))}
     env.update(MATHPROBE_STATE_DIR=str(tmp / "state"), PREFECT_HOME=str(tmp / "home"),
+               MATHPROBE_CACHE_DIR=str(tmp / "cache"),    # the first command builds the template
                PREFECT_SERVER_ANALYTICS_ENABLED="false", OPENAI_API_KEY="sk-bench",
                MATHPROBE_DATA_DIR=data_dir)
     env["OPENAI_BASE_URL"] = api.openai_url

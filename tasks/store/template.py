@@ -8,8 +8,9 @@ user's cache folder, $MATHPROBE_CACHE_DIR or $XDG_CACHE_HOME/mathprobe (~/.cache
 under `store-templates/`. PostgreSQL's CREATE DATABASE copies its template1 the same way.
 
 A template is used only when it is this very store: its name carries the content hash of the
-SQL files (`tasks.store.sql.sql_layer`, plug-in benchmarks included) and the DuckDB version
-that wrote it, so a change to any view, comment or table, or a DuckDB upgrade, builds a new one
+SQL files (`tasks.store.sql.sql_layer`, plug-in benchmarks included), of the code that applies
+them, and the DuckDB version that wrote it, so a change to any view, comment or table, to how
+they are applied, or a DuckDB upgrade, builds a new one
 (the old ones are left for `rm`; a few MB at most). The copy also carries that hash in
 `store_meta`, so opening it applies nothing, and a file from any other version is brought up
 to date as before. Only new plain files use it: a DuckLake store, a file that already exists,
@@ -22,6 +23,7 @@ another process created in the meantime is never overwritten.
 """
 from __future__ import annotations
 
+import hashlib
 import os
 import shutil
 import tempfile
@@ -39,10 +41,18 @@ def cache_dir() -> Path:
     return Path(os.environ.get("XDG_CACHE_HOME") or Path.home() / ".cache") / "mathprobe"
 
 
+# the code that applies the SQL: a change to it builds a new template too
+BUILDERS = [Path(__file__).with_name(n) for n in ("duckdb_store.py", "sql.py", "template.py")]
+
+
 def template_path(digest: str) -> Path:
-    """Where the template of the SQL layer with hash `digest` lives (DuckDB version in the
-    name: a newer DuckDB may write another storage format)."""
-    return cache_dir() / "store-templates" / f"{digest[:24]}-duckdb{duckdb.__version__}.duckdb"
+    """Where the template of the SQL layer with hash `digest` lives: the hash of the SQL, of
+    the code applying it, and the DuckDB version (a newer one may write another storage
+    format) in its name."""
+    h = hashlib.sha256(digest.encode())
+    for f in BUILDERS:
+        h.update(f.read_bytes())
+    return cache_dir() / "store-templates" / f"{h.hexdigest()[:24]}-duckdb{duckdb.__version__}.duckdb"
 
 
 def build(path: Path, apply_sql) -> None:
