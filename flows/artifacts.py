@@ -120,11 +120,13 @@ def publish(store, report: dict[str, Any], db: str, html_report: str | None = No
     from prefect.artifacts import create_markdown_artifact
     from prefect.states import Completed
 
-    from tasks.reports import html, markdown
+    from tasks.reports import markdown
 
     run = report["run"]
     path = html_path(db, run["run_id"], html_report)
     if path is not None:
+        from tasks.reports import html          # matplotlib and jinja: only for the HTML file
+
         html.write(store, [run["run_id"]], path, grader=report.get("grader"))
     hint = (f"mathprobe report --html {run['run_id']}.html --run-id {run['run_id']} --db {db}")
     text, head = markdown.run_markdown(store, report, html=str(path) if path else None,

@@ -21,8 +21,8 @@ from rich.text import Text
 
 from flows import probes_cli, results_cli, server, triton_cli
 from flows.cli_common import (DEBUG, MODELS_HELP, SETTINGS_HELP, Benchmark, DataDir, DataPath,
-                              Db, RunId, emit, err, existing, load_flow, open_existing,
-                              progress_bar)
+                              Db, RunId, emit, err, existing, importing, load_flow,
+                              open_existing, progress_bar)
 from flows.exits import EXIT_CODES, release_frames, run_exit_code
 from tasks.errors import Exit, MathprobeError
 
@@ -130,8 +130,10 @@ def run(
     if stored is not None:                 # nothing left to do: no Prefect at all
         emit(stored, as_json)
         raise typer.Exit(run_exit_code(stored))
+    from tasks.backends import MODULES, parse_spec
+
     eval_flow = load_flow("eval", "eval_flow")
-    with progress_bar():
+    with importing(MODULES[parse_spec(model)[0]]), progress_bar():
         report = eval_flow(benchmark=benchmark, model=model, setting=setting, run_id=run_id,
                            db=str(db), data_dir=str(data_dir) if data_dir else None,
                            limit=limit, concurrency=concurrency, retry_failed=retry_failed,
@@ -294,8 +296,11 @@ def main(argv: list[str] | None = None) -> None:
         args.insert(0, "--debug")
     if "--debug" in args or os.environ.get("MATHPROBEDEBUG"):
         DEBUG.set()
+    from tasks.store.duckdb_store import pandas_hidden
+
     try:
-        code = app(args=args, prog_name="mathprobe", standalone_mode=False)
+        with pandas_hidden():
+            code = app(args=args, prog_name="mathprobe", standalone_mode=False)
     except MathprobeError as exc:
         _error(exc, str(exc))
         code = exc.exit_code

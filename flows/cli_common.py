@@ -90,6 +90,30 @@ def load_flow(module: str, name: str):
 
 
 @contextmanager
+def importing(*modules: str):
+    """Import `modules` in a thread of their own while the body runs, e.g. the model's SDK
+    (0.3-0.8 s) while the flow starts, which mostly waits on the Prefect API. Call after the
+    flow's module is imported, so the two threads share no module being imported (no import
+    lock to contend for); whoever needs a module first simply waits for its import. A failed
+    import here is left for the code that needs the module to raise."""
+    import importlib
+
+    def run() -> None:
+        for name in modules:
+            try:
+                importlib.import_module(name)
+            except Exception:                 # noqa: BLE001  (raised again where it is used)
+                pass
+
+    thread = threading.Thread(target=run, name="mathprobe-import", daemon=True)
+    thread.start()
+    try:
+        yield
+    finally:
+        thread.join(timeout=60)
+
+
+@contextmanager
 def progress_bar():
     """A rich progress bar on stderr, fed by the pipeline's progress events."""
     from rich.progress import (BarColumn, MofNCompleteColumn, Progress, TextColumn,

@@ -22,6 +22,7 @@ from tasks.registry import resolve_data_dir
 from tasks.runs import Budget, build_request, check_backend, grade_run, judging, prepare, send
 from tasks.runs import preflight, progress, runtime
 from tasks.runs.asking import check_writes
+from tasks.runs.limits import global_slot
 from tasks.sampling import describe
 from tasks.store import RunSpec, open_store
 
@@ -199,6 +200,7 @@ def eval_flow(benchmark: BenchmarkParam, model: str = "baseline:random",
         temperature=temperature, max_tokens=max_tokens, request_timeout=request_timeout,
         judge=judge, data_path=data_path)
     check_backend(model)                       # builds the client: a Secret block is read here
+    runtime.start(global_slot(parse_spec(model)[0]))   # looked up while the store is prepared
     if judge is not None:
         check_backend(judging.backend_spec(judge))
     cfg = RunConfig(benchmark=benchmark, model=model, setting=plan.setting, run_id=plan.run_id,

@@ -58,6 +58,12 @@ def provider_limit(spec: str) -> int:
     return int(env) if env else PROVIDER_CONCURRENCY.get(kind, 64)
 
 
+# The module of each backend (imported by `get_backend` when first used: an SDK takes 0.3-0.8 s).
+MODULES = {"baseline": "tasks.backends.baseline", "openai": "tasks.backends.openai_chat",
+           "anthropic": "tasks.backends.anthropic_messages",
+           "triton": "tasks.backends.triton_grpc", "replay": "tasks.backends.replay"}
+
+
 def get_backend(spec: str, *, seed: int = 0, timeout_s: float | None = None,
                 triton_url: str | None = None) -> Backend:
     """The backend for BACKEND:NAME. Raises MathprobeError for an unknown or unusable one."""

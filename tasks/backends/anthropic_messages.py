@@ -24,7 +24,8 @@ class AnthropicMessages:
         self.client = anthropic.AsyncAnthropic(
             api_key=api_key or resolve_secret("ANTHROPIC_API_KEY"),
             base_url=base_url or os.environ.get("ANTHROPIC_BASE_URL") or None,
-            max_retries=0, timeout=self.policy.timeout_s)
+            max_retries=0, timeout=self.policy.timeout_s,
+            http_client=anthropic.DefaultAioHttpClient(timeout=self.policy.timeout_s))   # as openai_chat
 
     async def complete(self, request: Request) -> Completion:
         content: list[dict] = []

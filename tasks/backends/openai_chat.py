@@ -1,7 +1,12 @@
 """`openai:<model>`: the official SDK's async chat completions, for OpenAI and any server that
 speaks its wire format (vLLM, SGLang, gateways) via OPENAI_BASE_URL. Images go as data URLs; a
 chat's prior turns go as messages. The text completions API serves what needs a raw text
-continued (`continue_text`) or scored (`score`)."""
+continued (`continue_text`) or scored (`score`).
+
+Requests go over the SDK's aiohttp transport (`openai.DefaultAioHttpClient`, the SDK's own
+option), not its default httpx2 pool: with 128 requests in flight the pool re-checks every
+connection for each request, and the same requests ran 1.5-2x faster on aiohttp here
+(benchmarks/fanout.py prints both). Proxies from the environment are honoured as before."""
 from __future__ import annotations
 
 import base64
@@ -36,7 +41,8 @@ class OpenAIChat:
             api_key=api_key or resolve_secret("OPENAI_API_KEY"),
             base_url=base_url or os.environ.get("OPENAI_BASE_URL") or None,
             max_retries=0,                      # tenacity retries, with our policy
-            timeout=self.policy.timeout_s)
+            timeout=self.policy.timeout_s,
+            http_client=openai.DefaultAioHttpClient(timeout=self.policy.timeout_s))
 
     def _messages(self, request: Request) -> list[dict]:
         content: list[dict] = []

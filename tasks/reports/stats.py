@@ -26,7 +26,6 @@ from typing import Sequence
 
 import numpy as np
 from scipy import sparse
-from scipy.stats import binom
 
 from tasks.contract import Stat
 
@@ -201,7 +200,11 @@ def bootstrap_p(diffs: np.ndarray) -> np.ndarray:
 def mcnemar(only_a: np.ndarray | int, only_b: np.ndarray | int) -> np.ndarray | float:
     """Exact McNemar p-value: under H0 the discordant pairs split 50/50, so the two-sided
     binomial test (scipy.stats.binomtest(only_a, only_a + only_b, 0.5)), which at p = 0.5 is
-    2 P(X <= min(only_a, only_b)), at most 1; 1 when there are none. Vectorised."""
+    2 P(X <= min(only_a, only_b)), at most 1; 1 when there are none. Vectorised.
+    (scipy.stats is imported here, not with the module: it takes 0.9 s, and a single run's
+    report, e.g. the artifact every eval flow publishes, compares no runs.)"""
+    from scipy.stats import binom
+
     a, b = np.asarray(only_a), np.asarray(only_b)
     n = a + b
     p = np.minimum(1.0, 2 * binom.cdf(np.minimum(a, b), np.maximum(n, 1), 0.5))

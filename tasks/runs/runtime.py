@@ -8,6 +8,7 @@ each open its own pool, for less throughput.
 from __future__ import annotations
 
 import asyncio
+import concurrent.futures
 import threading
 from collections.abc import Coroutine
 from typing import Any, TypeVar
@@ -39,6 +40,12 @@ def loop() -> asyncio.AbstractEventLoop:
 def run(coro: Coroutine[Any, Any, T]) -> T:
     """Run `coro` on the shared loop and wait for it from this (non-loop) thread."""
     return asyncio.run_coroutine_threadsafe(coro, loop()).result()
+
+
+def start(coro: Coroutine[Any, Any, T]) -> "concurrent.futures.Future[T]":
+    """Start `coro` on the shared loop without waiting for it (e.g. a lookup whose answer is
+    cached for later, made while this thread does other work)."""
+    return asyncio.run_coroutine_threadsafe(coro, loop())
 
 
 def semaphore(scope: str, key: str, limit: int) -> asyncio.Semaphore:

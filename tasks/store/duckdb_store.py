@@ -39,7 +39,7 @@ from typing import Any, TypeVar
 import duckdb
 
 from tasks.errors import StoreWriteError
-from tasks.store import lake, run_data, spool
+from tasks.store import lake, run_data, spool, template
 from tasks.store.answers_table import ANSWERED, ANSWERED_SQL, AnswersTable
 from tasks.store.errors import connect, write_error
 from tasks.store.items_table import ItemsTable
@@ -59,6 +59,24 @@ T = TypeVar("T")
 # a 4,000-row write took 0.7 s instead of 0.01 s. A None entry makes that import fail at once.
 if "pandas" not in sys.modules and importlib.util.find_spec("pandas") is None:
     sys.modules["pandas"] = None      # type: ignore[assignment]
+
+
+@contextmanager
+def pandas_hidden() -> Iterator[None]:
+    """Where pandas is installed, duckdb 1.5.5 imports it (0.3-0.7 s here) the first time it
+    binds any parameter, only to compare the value with pandas' missing-value markers. Inside
+    this, in a process that has not imported pandas, that import fails at once instead (as
+    where pandas is not installed); afterwards pandas imports again as usual. For a command's
+    whole life (`mathprobe`, which never uses pandas)."""
+    if "pandas" in sys.modules:
+        yield
+        return
+    sys.modules["pandas"] = None      # type: ignore[assignment]
+    try:
+        yield
+    finally:
+        if "pandas" in sys.modules and sys.modules["pandas"] is None:
+            del sys.modules["pandas"]
 
 
 class Store(ItemsTable, RunsTable, AnswersTable):
@@ -87,6 +105,7 @@ class Store(ItemsTable, RunsTable, AnswersTable):
             return
         if self.path != ":memory:":
             Path(self.path).parent.mkdir(parents=True, exist_ok=True)
+            template.create(self.path, sql_layer()[1], self._apply_sql)   # a new file: a copy
         self.con = connect(self.path)
         try:
             self._apply_sql(self.con)
