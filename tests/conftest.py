@@ -96,21 +96,15 @@ def pytest_sessionfinish(session, exitstatus):
 
 @pytest.fixture(scope="session")
 def triton_made():
-    made = early.take("triton", _start_triton)
-    try:
+    with early.held("triton", _start_triton, _stop_triton) as made:
         yield made
-    finally:
-        _stop_triton(made)
 
 
 @pytest.fixture
 def doomed_triton(triton_made):
     """A tritonserver of its own for a test to kill (tests/backends/test_triton.py)."""
-    srv = early.take("doomed-triton", _start_doomed)
-    try:
+    with early.held("doomed-triton", _start_doomed, lambda srv: srv.kill()) as srv:
         yield srv
-    finally:
-        srv.kill()
 
 
 @pytest.fixture(scope="session")

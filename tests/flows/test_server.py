@@ -50,11 +50,8 @@ def stop_server(made) -> None:
 @pytest.fixture(scope="module")
 def started():
     """`mathprobe server start`, once for this module (stopped at the end, whatever happens)."""
-    made = early.take("mathprobe-server", start_server)
-    try:
+    with early.held("mathprobe-server", start_server, stop_server) as made:
         yield made
-    finally:
-        stop_server(made)
 
 
 def test_start_then_status_then_start_again(started):

@@ -12,7 +12,8 @@ the end of the session.
 from __future__ import annotations
 
 import concurrent.futures
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
 from typing import Any
 
 _jobs: dict[str, concurrent.futures.Future] = {}
@@ -39,6 +40,16 @@ def take(name: str, job: Callable[[], Any]) -> Any:
     start(name, job)
     _taken.add(name)
     return _jobs[name].result()
+
+
+@contextmanager
+def held(name: str, job: Callable[[], Any], stop: Callable[[Any], None]) -> Iterator[Any]:
+    """`take` the job's result for the length of a fixture, then `stop` it whatever happens."""
+    made = take(name, job)
+    try:
+        yield made
+    finally:
+        stop(made)
 
 
 def wait(name: str) -> None:
