@@ -109,15 +109,16 @@ def test_slots_come_back_when_a_batch_is_cancelled(limit, fake_openai):
 
 def test_a_long_batch_lets_another_process_in(limit, fake_openai, monkeypatch):
     """A slot held longer than HOLD_S goes back to the server when its request ends: a second
-    process's short batch finishes while the first's long one (20 answers of 200 ms, 2 at a
-    time: 2 s at least) is still asking."""
+    process's short batch finishes while the first's long one (60 answers of 200 ms, 2 at a
+    time: 6 s at least, so the second has many hand-backs to catch even on a loaded machine:
+    with 20 it missed them all once, at load 2) is still asking."""
     monkeypatch.setattr(limits, "HOLD_S", 0.3)
     monkeypatch.setattr(limits, "POLL_S", 0.2)
     fake_openai.latency = 0.2
 
     async def go():
         first, second = limits.GlobalSlots(limit), limits.GlobalSlots(limit)
-        long = asyncio.ensure_future(ask(first, 20, "long", in_flight=2))
+        long = asyncio.ensure_future(ask(first, 60, "long", in_flight=2))
         while first.held < 2:
             await asyncio.sleep(0.01)
         short = await ask(second, 2, "short", in_flight=2)
@@ -125,7 +126,7 @@ def test_a_long_batch_lets_another_process_in(limit, fake_openai, monkeypatch):
         return short, still_asking, await long
 
     short, still_asking, long = runtime.run(go())
-    assert short == {"ok": 2} and long == {"ok": 20}
+    assert short == {"ok": 2} and long == {"ok": 60}
     assert still_asking                    # the second did not wait for the first's end
     assert fake_openai.peak_in_flight == 2
     assert active_slots(limit) == 0
