@@ -226,6 +226,7 @@ def eval_flow(benchmark: BenchmarkParam, model: str = "baseline:random",
                 judge_task(cfg, judge, retry_failed, concurrency)
                 check_writes(store)
         except BaseException as exc:
+            runtime.run(runtime.cancel_group(cfg.run_id))     # calls in flight: not failures
             if not isinstance(exc, StoreWriteError):
                 store.finish_run(cfg.run_id, "interrupted")
             raise

@@ -127,7 +127,8 @@ async def respond(backend: Backend, requests: Sequence[Request],
     finally:        # cancelled or failed: the requests not done would be answered to no one
         for task in pending:
             task.cancel()
-    flush()
+        await asyncio.gather(*pending, return_exceptions=True)   # ended before a client closes
+        flush()     # the answers already back are stored, also when the run is interrupted
     for fut in commits:
         await asyncio.wrap_future(fut)
     return counts
@@ -162,7 +163,7 @@ def send(store: Store, run_id: str, spec: str, make_backend: Callable[[], Backen
             if close:
                 await backend.aclose()
 
-    return runtime.run(go())
+    return runtime.run(go(), group=run_id)
 
 
 def check_writes(store: Store) -> None:

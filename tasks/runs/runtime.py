@@ -37,9 +37,35 @@ def loop() -> asyncio.AbstractEventLoop:
         return _loop
 
 
-def run(coro: Coroutine[Any, Any, T]) -> T:
-    """Run `coro` on the shared loop and wait for it from this (non-loop) thread."""
+def run(coro: Coroutine[Any, Any, T], group: str | None = None) -> T:
+    """Run `coro` on the shared loop and wait for it from this (non-loop) thread; `group`
+    (e.g. a run id) lets `cancel_group` stop it."""
+    if group is not None:
+        coro = _tracked(coro, group)
     return asyncio.run_coroutine_threadsafe(coro, loop()).result()
+
+
+_groups: dict[str, set[asyncio.Task]] = {}
+
+
+async def _tracked(coro: Coroutine[Any, Any, T], group: str) -> T:
+    task = asyncio.current_task()
+    _groups.setdefault(group, set()).add(task)
+    try:
+        return await coro
+    finally:
+        _groups[group].discard(task)
+
+
+async def cancel_group(group: str) -> None:
+    """Cancel what runs under `group` and wait until it has ended. An interrupted run's calls
+    still in flight are dropped this way, before its client closes: closing first made each of
+    them fail ("client has been closed") and be stored as a failed call, which a plain re-run
+    then did not ask again."""
+    tasks = list(_groups.get(group, ()))
+    for task in tasks:
+        task.cancel()
+    await asyncio.gather(*tasks, return_exceptions=True)
 
 
 def start(coro: Coroutine[Any, Any, T]) -> "concurrent.futures.Future[T]":
