@@ -32,6 +32,8 @@ from typing import Annotated, Optional
 
 import typer
 
+from flows import warm
+from flows.warm import state_dir
 from tasks.backends.secrets import prefect_setting
 from tasks.errors import MathprobeError
 from tasks.ports import free_port
@@ -43,15 +45,6 @@ STOP_TIMEOUT_S = 10.0
 app = typer.Typer(help="A local Prefect server for mathprobe runs: start it once, and every run "
                        "connects in well under a second and shows in its UI.",
                   no_args_is_help=True)
-
-
-def state_dir() -> Path:
-    """$MATHPROBE_STATE_DIR/server, default $XDG_STATE_HOME/mathprobe/server (i.e.
-    ~/.local/state/mathprobe/server, beside the writer's spool)."""
-    root = os.environ.get("MATHPROBE_STATE_DIR")
-    if not root:
-        root = Path(os.environ.get("XDG_STATE_HOME") or Path.home() / ".local" / "state") / "mathprobe"
-    return Path(root).expanduser() / "server"
 
 
 @dataclass(frozen=True)
@@ -178,6 +171,7 @@ def start(port: int | None = None, timeout: float = START_TIMEOUT_S) -> tuple[Se
                                 start_new_session=True)     # survives this command, and Ctrl-C
     server = Server(proc.pid, port, home, str(log))
     (folder / "server.json").write_text(json.dumps(server.__dict__))
+    warm.start(server.api_url)                  # warms up while the server starts
     deadline = time.monotonic() + timeout
     while not server.healthy(timeout=0.5):
         if proc.poll() is not None:
@@ -206,6 +200,7 @@ def stop() -> tuple[Server | None, bool]:
     """Stop the recorded server (SIGTERM to its process group, SIGKILL after a grace period)
     and remove its record; (the record or None, whether a process was stopped)."""
     server = recorded()
+    warm.stop()
     (state_dir() / "server.json").unlink(missing_ok=True)
     if server is None or not server.alive():
         return server, False
@@ -264,12 +259,22 @@ def start_command(
         say(f"Prefect server started in {time.monotonic() - t:.1f} s (pid {server.pid}).")
     else:
         say(f"Prefect server already running (pid {server.pid}).")
+    say(_warm_line(warm.start(server.api_url)))
     say(f"  UI:  {server.ui_url}\n  API: {server.api_url}\n  log: {server.log}\n"
         f"mathprobe commands use it from now on; other Prefect tools: "
         f"export PREFECT_API_URL={server.api_url}")
     configured = prefect_setting("PREFECT_API_URL")
     if configured and configured != server.api_url:
         say(f"note: PREFECT_API_URL={configured} is set, and commands use that server first.")
+
+
+def _warm_line(pid: int) -> str:
+    """Start-up's word on the warm runner (flows/warm.py), once it is ready or not."""
+    if warm.wait_ready(pid):
+        return (f"Warm runner ready (pid {pid}): commands start in a fraction of a second "
+                f"(MATHPROBE_NO_WARM=1 runs one in its own process).")
+    return (f"note: the warm runner (pid {pid}) did not start (see {state_dir() / 'warm.log'}); "
+            "commands run in their own process, about 2 s slower to start.")
 
 
 @app.command("stop")
@@ -297,6 +302,11 @@ def status_command() -> None:
         typer.echo(f"mathprobe server: running (pid {server.pid}), "
                    f"{'healthy' if server.healthy() else 'NOT answering'}\n"
                    f"  UI:  {server.ui_url}\n  API: {server.api_url}\n  log: {server.log}")
+        runner = warm.ask_status()
+        typer.echo(f"warm runner: ready (pid {runner['pid']}), {runner['served']} command(s) "
+                   f"served, {runner['running']} running" if runner else
+                   "warm runner: not running (commands start in their own process, about 2 s "
+                   "slower); `mathprobe server start` starts it")
     elif server is not None:
         typer.echo(f"Stale record: {stale(server)}. "
                    "`mathprobe server start` starts a new one (and replaces the record).")

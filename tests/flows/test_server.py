@@ -13,15 +13,19 @@ import re
 import shutil
 import subprocess
 import sys
+import signal
 import tempfile
+import time
 from pathlib import Path
 
+import duckdb
 import httpx
 import pytest
 
 from tasks.ports import free_port
 from tests.support import early
-from tests.support.cli import cli_env, mathprobe
+from tests.conftest import REPO
+from tests.support.cli import cli_env, error_lines, mathprobe
 
 
 def plain_env(tmp_path, **extra: str) -> dict[str, str]:
@@ -67,25 +71,147 @@ def test_start_then_status_then_start_again(started):
     assert again.returncode == 0 and "already running" in again.stdout, again.stdout
     assert re.search(r"pid (\d+)", again.stdout).group(1) == \
         re.search(r"pid (\d+)", done.stdout).group(1)
+    assert "Warm runner ready" in done.stdout and "Warm runner ready" in again.stdout
+    assert warm_pid(env) == int(re.search(r"Warm runner ready \(pid (\d+)", again.stdout)[1])
+
+
+def warm_status(env) -> tuple[int, int] | None:
+    """(pid, commands served) of the warm runner, as `mathprobe server status` says."""
+    said = re.search(r"warm runner: ready \(pid (\d+)\), (\d+) command",
+                     mathprobe("server", "status", env=env).stdout)
+    return (int(said[1]), int(said[2])) if said else None
+
+
+def warm_pid(env) -> int | None:
+    return (warm_status(env) or (None, 0))[0]
 
 
 def test_a_cli_run_uses_the_started_server_and_shows_in_its_api(started, tmp_path, data_dir):
     env, done = started
     url = re.search(r"API: (\S+)", done.stdout).group(1)
+    served = warm_status(env)
     run = mathprobe("run", "--benchmark", "wemath", "--model", "baseline:random", "--run-id",
                     "via-server", "--db", str(tmp_path / "s.duckdb"), "--data-dir",
                     str(data_dir), "--limit", "6", env=env)
     assert run.returncode == 0, run.stdout[-2000:] + run.stderr[-2000:]
     assert "temporary" not in run.stderr                   # no temporary server, no note
+    assert warm_status(env) == (served[0], served[1] + 1)     # the warm runner ran it
+    assert "run via-server  wemath" in run.stdout          # its report, on the command's stdout
     flow_runs = httpx.post(f"{url}/flow_runs/filter", timeout=30, json={
         "flow_runs": {"name": {"like_": "via-server"}}}).json()
     assert [(f["name"], f["state_type"]) for f in flow_runs] == [
         ("wemath:baseline:random:via-server", "COMPLETED")]
 
 
+def test_a_warm_command_is_the_command_in_the_users_folder_and_terminal(started, tmp_path,
+                                                                         data_dir):
+    """Served by the warm runner, a command takes the caller's working directory and
+    environment, and prints, fails and exits exactly as in a process of its own."""
+    env, _ = started
+    pid, served = warm_status(env)
+    user = dict(env, MATHPROBE_DATA_DIR=str(data_dir))
+    run = subprocess.run([sys.executable, "-m", "flows.launch", "run", "--benchmark", "wemath",
+                          "--model", "baseline:random", "--run-id", "here", "--db", "rel.duckdb",
+                          "--limit", "6"], cwd=tmp_path, env=user, capture_output=True,
+                         text=True, timeout=120)
+    assert run.returncode == 0, run.stderr[-2000:]
+    assert (tmp_path / "rel.duckdb").exists()               # the caller's folder, its data dir
+    cases = [("report", "--db", str(tmp_path / "rel.duckdb"), "--run-id", "here", "--json"),
+             ("run", "--benchmark", "wemath", "--model", "baseline:chance", "--run-id", "x",
+              "--db", str(tmp_path / "x.duckdb")),                      # a user error: exit 2
+             ("sql", "SELECT count(*) AS n FROM responses", "--db", str(tmp_path / "rel.duckdb"))]
+    for args in cases:
+        warm_done = mathprobe(*args, env=user)
+        own = mathprobe(*args, env=dict(user, MATHPROBE_NO_WARM="1"))
+        assert (warm_done.returncode, warm_done.stdout) == (own.returncode, own.stdout), args
+        assert error_lines(warm_done.stderr) == error_lines(own.stderr), args
+    assert json.loads(mathprobe(*cases[0], env=user).stdout)["run"]["run_id"] == "here"
+    assert warm_status(env) == (pid, served + 1 + len(cases) + 1)
+
+
+def test_ctrl_c_on_a_warm_command_keeps_its_answers_and_the_same_command_resumes(
+        started, tmp_path, data_dir):
+    from tests.support.fake_api import FakeAPI
+
+    env, _ = started
+    api = FakeAPI(latency=0.4).start()
+    user = dict(env, OPENAI_BASE_URL=api.openai_url, OPENAI_API_KEY="sk-test-warm")
+    args = [sys.executable, "-m", "flows.launch", "run", "--benchmark", "wemath", "--model",
+            "openai:gpt-4o-mini", "--run-id", "ctrl-c", "--db", str(tmp_path / "c.duckdb"),
+            "--data-dir", str(data_dir), "--limit", "40", "--concurrency", "2"]
+    try:
+        pid, served = warm_status(env)
+        proc = subprocess.Popen(args, cwd=tmp_path, env=user, stdout=subprocess.PIPE,
+                                stderr=subprocess.PIPE, text=True)
+        deadline = time.monotonic() + 60
+        while api.served < 6 and time.monotonic() < deadline and proc.poll() is None:
+            time.sleep(0.05)
+        proc.send_signal(signal.SIGINT)                       # as Ctrl-C in the terminal
+        out, errs = proc.communicate(timeout=60)
+        assert proc.returncode == 130, errs[-2000:]
+        assert "Execution was aborted by an interrupt signal" in errs   # as in its own process
+        asked = api.served
+        assert 6 <= asked < 40
+        before = answered(tmp_path / "c.duckdb")[0]
+        assert before >= 4                                    # what was answered is kept
+        assert warm_status(env) == (pid, served + 1)
+        again = subprocess.run(args, cwd=tmp_path, env=user, capture_output=True, text=True,
+                               timeout=120)
+        assert again.returncode == 0, again.stderr[-2000:]
+    finally:
+        api.stop()
+    n, items = answered(tmp_path / "c.duckdb")
+    assert n == items > before                              # each item once, none twice
+    assert api.served - asked == items - before             # only what was not kept is asked
+
+
+def answered(db: Path) -> tuple[int, int]:
+    """(answers stored, distinct items answered) of run ctrl-c."""
+    with duckdb.connect(str(db), read_only=True) as con:
+        return con.sql("SELECT count(*), count(DISTINCT item_id) FROM responses "
+                       "WHERE run_id = 'ctrl-c' AND status = 'ok'").fetchone()
+
+
+def test_changed_code_or_other_prefect_settings_run_in_their_own_process(started, tmp_path):
+    """The runner serves only commands that would import what it imported; others run in a
+    process of their own, and an edit of mathprobe's code brings up a fresh runner."""
+    env, _ = started
+    pid, served = warm_status(env)
+    args = ("sql", "SELECT 42 AS answer", "--db", str(tmp_path / "q.duckdb"))
+    duckdb.connect(str(tmp_path / "q.duckdb")).close()
+    other = mathprobe(*args, env=dict(env, PREFECT_LOGGING_LEVEL="WARNING"))
+    assert "42" in other.stdout, other.stderr
+    assert warm_status(env) == (pid, served)                # not the runner's
+    os.utime(REPO / "flows" / "launch.py")                  # as an edit does
+    edited = mathprobe(*args, env=env)
+    assert "42" in edited.stdout, edited.stderr
+    deadline = time.monotonic() + 90                        # its successor warms up
+    while warm_pid(env) in (None, pid) and time.monotonic() < deadline:
+        time.sleep(0.2)
+    new_pid, new_served = warm_status(env)
+    assert new_pid != pid and new_served == 0
+    assert "42" in mathprobe(*args, env=env).stdout
+    assert warm_status(env) == (new_pid, 1)
+    assert _gone(pid)                                     # the old one left once idle
+
+
+def _gone(pid: int, timeout: float = 15.0) -> bool:
+    """Whether `pid` ends (or is a zombie: not ours to reap) within `timeout` seconds."""
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        try:
+            if "\nState:\tZ" in Path(f"/proc/{pid}/status").read_text():
+                return True
+        except OSError:
+            return True
+        time.sleep(0.1)
+    return False
+
+
 def test_stop_then_status_says_none(started):
     env, done = started
     url = re.search(r"API: (\S+)", done.stdout).group(1)
+    runner = warm_pid(env)
     stop = mathprobe("server", "stop", env=env)
     assert stop.returncode == 0 and "Prefect server stopped" in stop.stdout, stop.stdout
     with pytest.raises(httpx.HTTPError):
@@ -94,6 +220,7 @@ def test_stop_then_status_says_none(started):
     assert "No Prefect server: each run starts a temporary one" in status.stdout
     assert "No mathprobe Prefect server was running." in mathprobe("server", "stop",
                                                                    env=env).stdout
+    assert runner is not None and _gone(runner)              # the warm runner stopped with it
 
 
 def test_a_stale_record_is_said_so_and_a_reused_pid_is_never_signalled(tmp_path):

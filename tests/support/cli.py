@@ -22,7 +22,7 @@ def cli_env(api=None, **extra: str) -> dict[str, str]:
 
 def mathprobe(*args: str, env: dict[str, str], timeout: float = 300,
               preexec_fn=None) -> subprocess.CompletedProcess:
-    return subprocess.run([sys.executable, "-m", "flows.cli", *args], cwd=REPO, env=env,
+    return subprocess.run([sys.executable, "-m", "flows.launch", *args], cwd=REPO, env=env,
                           capture_output=True, text=True, timeout=timeout,
                           preexec_fn=preexec_fn)
 
