@@ -42,6 +42,8 @@ def run(argv: list[str]) -> None:
     request = Runner(api_url, code, time.monotonic() - started).serve()
     if request is not None:                        # this is a forked copy: be the command
         _become(*request)
+    print("warm runner stopped", flush=True)
+    _exit(0)                                       # as a command's copy ends, for the same reason
 
 
 def _warm_up() -> None:
@@ -103,6 +105,7 @@ class Runner:
         while not (self.listener is None and not self.children):
             if self.stopping and self.listener is not None:     # SIGTERM: `server stop`
                 self._stop()
+                continue                           # done, unless commands still run
             for key, _ in self.sel.select(timeout=_HEALTH_EVERY_S):
                 if key.data == "listen":
                     request = self._accept()

@@ -155,7 +155,7 @@ def wait_ready(pid: int, timeout: float = READY_TIMEOUT_S) -> bool:
         record = recorded()
         if record and record.get("pid") == pid and ask_status() is not None:
             return True
-        if not Path(f"/proc/{pid}").exists():
+        if not running(pid):
             return False
         time.sleep(0.05)
     return False
@@ -173,15 +173,24 @@ def stop(timeout: float = 10.0) -> int | None:
     pid = int(record["pid"])
     os.kill(pid, signal.SIGTERM)
     deadline = time.monotonic() + timeout
-    while Path(f"/proc/{pid}").exists() and time.monotonic() < deadline:
-        try:
-            if os.waitpid(pid, os.WNOHANG)[0]:           # our child (started by this command)
-                break
-        except ChildProcessError:
-            pass
-        time.sleep(0.05)
-    else:
-        if Path(f"/proc/{pid}").exists():
+    while running(pid):
+        if time.monotonic() > deadline:
             os.kill(pid, signal.SIGKILL)
+            break
+        time.sleep(0.05)
     return pid
+
+
+def running(pid: int) -> bool:
+    """Whether process `pid` exists and has not ended (a zombie has: this command's own child
+    is reaped here, another's is its parent's to reap)."""
+    try:
+        if os.waitpid(pid, os.WNOHANG)[0]:
+            return False
+    except ChildProcessError:
+        pass
+    try:
+        return "\nState:\tZ" not in Path(f"/proc/{pid}/status").read_text()
+    except OSError:
+        return False
 
