@@ -78,6 +78,8 @@ class Runner:
         self.checked = time.monotonic()
         folder = Path(tempfile.gettempdir()) / f"mathprobe-{os.getuid()}"
         folder.mkdir(mode=0o700, exist_ok=True)
+        if folder.stat().st_uid != os.getuid():    # made by someone else: never ours to use
+            raise SystemExit(f"{folder} belongs to another user; the warm runner will not start")
         os.chmod(folder, 0o700)                    # only this user may hand it commands
         key = hashlib.sha256(str(warm.state_dir().resolve()).encode()).hexdigest()[:16]
         self.path = str(folder / f"warm-{key}.sock")
@@ -176,8 +178,8 @@ class Runner:
         for fd in fds:
             os.close(fd)
         self.served += 1
-        print(f"command {self.served} (pid {pid}): mathprobe {' '.join(request['argv'][:3])} ...",
-              flush=True)
+        command = next((a for a in request["argv"] if not a.startswith("-")), "")
+        print(f"command {self.served} (pid {pid}): mathprobe {command} ...", flush=True)
         conn.settimeout(None)
         conn.sendall(f"ok {pid}\n".encode())
         self.children[pid] = conn

@@ -68,7 +68,7 @@ def hand_over(args: list[str]) -> int | None:
         conn.close()
     if line[:1] == ["exit"]:
         return int(line[1])
-    while _exists(pid):                         # the runner went away; the command may not have
+    while warm.running(pid):                    # the runner went away; the command may not have
         time.sleep(0.1)
     sys.stderr.write(f"error: the warm runner stopped while it ran this command (pid {pid}); "
                      "its exit status is unknown. Run the same command again to resume.\n")
@@ -80,14 +80,6 @@ def _forward(pid: int, signum: int) -> None:
         os.kill(pid, signum)
     except ProcessLookupError:
         pass
-
-
-def _exists(pid: int) -> bool:
-    try:
-        os.kill(pid, 0)
-    except ProcessLookupError:
-        return False
-    return True
 
 
 def _umask() -> int:
