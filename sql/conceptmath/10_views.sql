@@ -6,20 +6,24 @@
 -- paths 'cate0', 'cate0/cate1', 'cate0/cate1/cate2', built from the three fields (a cate2 may
 -- itself hold '/', e.g. 'mode/mean/median/range', so a path is never split).
 
--- One row per graded problem, with its system and its place in the hierarchy.
+-- One row per graded problem, with its system and its place in the hierarchy, for a set of runs
+-- (sql/core/10_current.sql: `runs` names run_data or live_run_spans).
 -- (Each item's payload is read once, for the three fields together.)
-CREATE OR REPLACE VIEW conceptmath_item_verdicts AS
+CREATE OR REPLACE MACRO conceptmath_item_verdicts_of(runs) AS TABLE
 SELECT iv.run_id, iv.grader, iv.item_id,
        i.system,
        i.cates[1]                          AS cate0,
        i.cates[2]                          AS cate1,
        i.cates[3]                          AS cate2,
        iv.correct
-FROM item_verdicts iv
+FROM item_verdicts_of(runs) iv
 JOIN (SELECT item_id, group_id AS system,
              json_extract_string(payload, ['cate0', 'cate1', 'cate2']) AS cates
       FROM items WHERE benchmark = 'conceptmath') i ON i.item_id = iv.item_id
 WHERE iv.benchmark = 'conceptmath';
+
+CREATE OR REPLACE VIEW conceptmath_item_verdicts AS
+FROM conceptmath_item_verdicts_of('run_data');
 
 -- Paper Table 2, one cell: accuracy of a run on a system (its setting is the run's).
 -- A missing response counts wrong (the authors' rule); a failed call has no verdict and is
@@ -43,16 +47,30 @@ GROUP BY run_id, grader;
 
 -- Concept accuracy at the three levels of the hierarchy (the authors' per-concept metric:
 -- right / count over the problems under the concept).
-CREATE OR REPLACE VIEW conceptmath_concept_accuracy AS
+CREATE OR REPLACE MACRO conceptmath_concept_accuracy_of(runs) AS TABLE
 SELECT v.run_id, v.grader, v.system, l.level, l.concept,
        count(*)                 AS n,
        n_correct(v.correct)     AS correct,
        accuracy_of(v.correct)   AS accuracy
-FROM conceptmath_item_verdicts v
+FROM conceptmath_item_verdicts_of(runs) v
 CROSS JOIN LATERAL (VALUES (1, v.cate0),                      -- each problem at each level
                            (2, v.cate0 || '/' || v.cate1),
                            (3, v.cate0 || '/' || v.cate1 || '/' || v.cate2)) AS l(level, concept)
 GROUP BY v.run_id, v.grader, v.system, l.level, l.concept;
+
+-- Stored per run when its grading, judging or import finishes (tasks/store/run_data.py): a
+-- run's ~600 concept rows (and conceptmath_unmastered's ranking of them) are read, not
+-- recomputed from its verdicts, while its data is unchanged.
+CREATE TABLE IF NOT EXISTS conceptmath_concept_accuracy_stored (
+    run_id VARCHAR, grader VARCHAR, system VARCHAR, level INTEGER, concept VARCHAR,
+    n BIGINT, correct BIGINT, accuracy DOUBLE
+);
+
+CREATE OR REPLACE VIEW conceptmath_concept_accuracy AS
+FROM conceptmath_concept_accuracy_stored
+WHERE run_id IN (SELECT run_id FROM stored_runs)
+UNION ALL
+FROM conceptmath_concept_accuracy_of('live_run_spans');
 
 -- The runs behind the mean concept accuracy (paper Fig. 5, which averages over models): zero-shot
 -- runs only (setting 'zs'; never chain-of-thought, few-shot, probe or imported runs, whose prompt

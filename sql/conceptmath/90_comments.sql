@@ -35,6 +35,15 @@ COMMENT ON COLUMN conceptmath_concept_accuracy.concept IS 'The concept path: cat
 COMMENT ON COLUMN conceptmath_concept_accuracy.n IS 'Graded problems under it.';
 COMMENT ON COLUMN conceptmath_concept_accuracy.correct IS 'Right answers.';
 COMMENT ON COLUMN conceptmath_concept_accuracy.accuracy IS 'correct / n, a fraction.';
+COMMENT ON TABLE conceptmath_concept_accuracy_stored IS 'conceptmath_concept_accuracy stored per run when its grading, judging or import finished; shown only while the run''s data version is the stored one (stored_runs), else computed live.';
+COMMENT ON COLUMN conceptmath_concept_accuracy_stored.run_id IS 'The run (runs.run_id).';
+COMMENT ON COLUMN conceptmath_concept_accuracy_stored.grader IS 'The grader of the verdicts.';
+COMMENT ON COLUMN conceptmath_concept_accuracy_stored.system IS 'The system.';
+COMMENT ON COLUMN conceptmath_concept_accuracy_stored.level IS '1, 2 or 3.';
+COMMENT ON COLUMN conceptmath_concept_accuracy_stored.concept IS 'The concept path: cate0, cate0/cate1 or cate0/cate1/cate2.';
+COMMENT ON COLUMN conceptmath_concept_accuracy_stored.n IS 'Graded problems under it.';
+COMMENT ON COLUMN conceptmath_concept_accuracy_stored.correct IS 'Right answers.';
+COMMENT ON COLUMN conceptmath_concept_accuracy_stored.accuracy IS 'correct / n, a fraction.';
 
 COMMENT ON COLUMN conceptmath_mean_concept_runs.grader IS 'The grader of the verdicts: a rule grader (e.g. official, strict, rules), judge:<model> or cascade:<model>.';
 COMMENT ON COLUMN conceptmath_mean_concept_runs.model IS 'The model.';
