@@ -71,20 +71,48 @@ FROM conceptmath_probe_items p
 CROSS JOIN LATERAL (VALUES (1, p.cate0), (2, p.cate0 || '/' || p.cate1),
                            (3, p.cate0 || '/' || p.cate1 || '/' || p.cate2)) AS l(level, concept);
 
-CREATE OR REPLACE VIEW contamination_rouge_concept AS
+-- For a set of runs (sql/core/10_current.sql: `runs` names run_data or live_run_spans; a run
+-- whose span is empty there is stored, not live).
+CREATE OR REPLACE MACRO contamination_rouge_concept_of(runs) AS TABLE
 SELECT s.run_id, c.system, c.level, c.concept, count(*) AS n,
        avg(s.score ORDER BY s.item_id)          AS rouge_l,
        100 * avg(s.score ORDER BY s.item_id)    AS rouge_l_x100
-FROM probe_scores s JOIN conceptmath_probe_item_concepts c USING (run_id, item_id)
+FROM probe_scores s
+JOIN query_table(runs) d ON d.run_id = s.run_id AND d.first_response_id <= d.last_response_id
+JOIN conceptmath_probe_item_concepts c ON c.run_id = s.run_id AND c.item_id = s.item_id
 WHERE s.probe = 'rouge_l'
 GROUP BY s.run_id, c.system, c.level, c.concept;
 
-CREATE OR REPLACE VIEW contamination_mink_concept AS
+CREATE OR REPLACE MACRO contamination_mink_concept_of(runs) AS TABLE
 SELECT m.run_id, c.system, c.level, c.concept, count(*) AS n,
        avg(m.min_k ORDER BY m.item_id)          AS min_k,
        avg(m.min_k_prob ORDER BY m.item_id)     AS min_k_prob
-FROM conceptmath_mink_items m JOIN conceptmath_probe_item_concepts c USING (run_id, item_id)
+FROM conceptmath_mink_items_of(runs) m
+JOIN conceptmath_probe_item_concepts c ON c.run_id = m.run_id AND c.item_id = m.item_id
 GROUP BY m.run_id, c.system, c.level, c.concept;
+
+-- Both stored per probe run when it finishes (tasks/store/run_data.py): ~300 concept rows a
+-- run, read instead of re-joining every question to its concepts.
+CREATE TABLE IF NOT EXISTS contamination_rouge_concept_stored (
+    run_id VARCHAR, system VARCHAR, level INTEGER, concept VARCHAR, n BIGINT,
+    rouge_l DOUBLE, rouge_l_x100 DOUBLE
+);
+CREATE TABLE IF NOT EXISTS contamination_mink_concept_stored (
+    run_id VARCHAR, system VARCHAR, level INTEGER, concept VARCHAR, n BIGINT,
+    min_k DOUBLE, min_k_prob DOUBLE
+);
+
+CREATE OR REPLACE VIEW contamination_rouge_concept AS
+FROM contamination_rouge_concept_stored
+WHERE run_id IN (SELECT run_id FROM stored_runs)
+UNION ALL
+FROM contamination_rouge_concept_of('live_run_spans');
+
+CREATE OR REPLACE VIEW contamination_mink_concept AS
+FROM contamination_mink_concept_stored
+WHERE run_id IN (SELECT run_id FROM stored_runs)
+UNION ALL
+FROM contamination_mink_concept_of('live_run_spans');
 
 -- Paper Tables 6/8/9: concept classification per system. MRR = mean reciprocal rank of the
 -- true level-2 concept in the model's ranking (0 when absent); top-1 = share ranked first. Open

@@ -190,17 +190,31 @@ def test_min_k_of_a_probe_run_is_stored_and_follows_a_retry(tmp_path, data_dir):
                 (f"t{p}", p, -0.1 * ((p * 7 + n) % 23)) for p in range(12 + n % 9)]))
         s.append_responses("mink", [answer(n, i) for n, i in enumerate(ids[:-1])])
         s.append_responses("mink", [(ids[-1], "h", Completion(text=None, status="infra_failed"))])
+        s.write_probe_scores("mink", "rouge_l", [(i, (n % 7) / 7, None)
+                                                 for n, i in enumerate(ids[:-1])])
         s.finish_run("mink", "incomplete")
         assert stored(s, "mink")
         rows = "SELECT * FROM conceptmath_mink_items WHERE run_id = 'mink' ORDER BY ALL"
         want = s.query("SELECT * FROM conceptmath_mink_items_of('run_data') ORDER BY ALL")
         assert s.query(rows) == want and len(want) == len(ids) - 1
+        concepts = {v: f"SELECT * FROM {v} WHERE run_id = 'mink' ORDER BY ALL"
+                    for v in ("contamination_mink_concept", "contamination_rouge_concept")}
+
+        def live_concepts() -> dict[str, list[tuple]]:
+            return {v: s.query(f"SELECT * FROM {v}_of('run_data') ORDER BY ALL") for v in concepts}
+        assert {v: s.query(q) for v, q in concepts.items()} == live_concepts()
+        assert s.query("SELECT count(*) FROM contamination_rouge_concept_stored")[0][0] > 0
         (n_before,), = s.query("SELECT sum(n) FROM contamination_mink WHERE run_id = 'mink'")
         s.append_responses("mink", [answer(99, ids[-1])])               # --retry-failed
         assert not stored(s, "mink")
         assert len(s.query(rows)) == len(ids)
         (n_after,), = s.query("SELECT sum(n) FROM contamination_mink WHERE run_id = 'mink'")
         assert n_after == n_before + 1
+        s.write_probe_scores("mink", "rouge_l", [(ids[-1], 1.0, None)])
+        now = {v: s.query(q) for v, q in concepts.items()}
+        assert now == live_concepts()                     # the new question counts at once
+        assert sum(r[4] for r in now["contamination_rouge_concept"]) == \
+            3 * len(ids)                                  # each question at three levels
     finally:
         s.close()
 
