@@ -16,18 +16,24 @@ DROP VIEW IF EXISTS cmmath_accuracy;
 DROP VIEW IF EXISTS cmmath_grader_coverage;
 DROP VIEW IF EXISTS cmmath_item_verdicts;
 
--- The answers of CMMaTH runs (items whose response that counts is an answer), judge runs not.
-CREATE OR REPLACE VIEW cmmath_answer_ids AS
+-- The answers of CMMaTH runs (items whose response that counts is an answer), judge runs not;
+-- each layer here for a set of runs (sql/core/10_current.sql: `runs` names run_data or
+-- live_run_spans), its view over run_data.
+CREATE OR REPLACE MACRO cmmath_answer_ids_of(runs) AS TABLE
 SELECT k.run_id, k.item_id, k.answer_id
-FROM current_response_ids k
+FROM current_response_ids_of(runs) k
 JOIN runs r ON r.run_id = k.run_id
 WHERE r.benchmark = 'cmmath' AND r.setting NOT IN ('judge', 'judge-audit')
   AND k.answer_id IS NOT NULL;
+
+CREATE OR REPLACE VIEW cmmath_answer_ids AS
+FROM cmmath_answer_ids_of('run_data');
 
 COMMENT ON VIEW cmmath_answer_ids IS 'CMMaTH: the answers of each run (judge runs excluded): items whose response that counts is an answer (ok, refused, missing), with its response id.';
 COMMENT ON COLUMN cmmath_answer_ids.run_id IS 'The run (runs.run_id).';
 COMMENT ON COLUMN cmmath_answer_ids.item_id IS 'The CMMaTH item (items.item_id).';
 COMMENT ON COLUMN cmmath_answer_ids.answer_id IS 'the response that counts (responses.response_id)';
+
 
 -- Layer 2: one row per answer of a CMMaTH run and grader of that run (every grader that gave
 -- the run a verdict, and 'rules' always), with the question's labels; `correct` is NULL where
@@ -35,14 +41,14 @@ COMMENT ON COLUMN cmmath_answer_ids.answer_id IS 'the response that counts (resp
 -- judge's replies, not answers: they are not here.
 -- (Written without CTEs used twice: DuckDB would compute such a CTE for every run before a
 -- run filter applies; views and subqueries take the filter.)
-CREATE OR REPLACE VIEW cmmath_answers AS
+CREATE OR REPLACE MACRO cmmath_answers_of(runs) AS TABLE
 SELECT a.run_id, g.grader, a.item_id,
        ci.answer_type, ci.grade_id, ci.grade_group, ci.category, ci.answer, ci.official_point,
        v.correct, v.extracted
-FROM cmmath_answer_ids a
+FROM cmmath_answer_ids_of(runs) a
 JOIN (SELECT v.run_id, v.grader                 -- every grader with a verdict on an answer
       FROM verdicts v
-      JOIN cmmath_answer_ids a
+      JOIN cmmath_answer_ids_of(runs) a
         ON a.run_id = v.run_id AND a.item_id = v.item_id AND a.answer_id = v.response_id
       UNION
       SELECT run_id, 'rules' FROM runs
@@ -53,9 +59,13 @@ LEFT JOIN verdicts v
        ON v.run_id = a.run_id AND v.item_id = a.item_id AND v.grader = g.grader
       AND v.response_id = a.answer_id;
 
+CREATE OR REPLACE VIEW cmmath_answers AS
+FROM cmmath_answers_of('run_data');
+
 COMMENT ON VIEW cmmath_answers IS 'CMMaTH layer 2: every answer of a run (failed calls excluded) under every grader of the run, with the question''s labels; correct NULL = that grader left it undecided.';
 COMMENT ON COLUMN cmmath_answers.correct IS 'the grader''s verdict; NULL: undecided (rules could not read it, no judge decided it, or the judge''s reply had no verdict)';
 COMMENT ON COLUMN cmmath_answers.extracted IS 'what the grader read as the answer (the authors'' judge: its Yes/No)';
+
 
 -- How many of a run's answers each grader decided.
 CREATE OR REPLACE VIEW cmmath_coverage AS

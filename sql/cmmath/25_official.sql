@@ -44,7 +44,7 @@ COMMENT ON COLUMN cmmath_official_keys.position IS 'its place in their report';
 -- Layer 2 for their figures: each answer's group per breakdown, and whether their script
 -- would count it right there (only in groups named in their dicts: an answer pooled into
 -- 'UnKnown' is counted but never right).
-CREATE OR REPLACE VIEW cmmath_official_answers AS
+CREATE OR REPLACE MACRO cmmath_official_answers_of(runs) AS TABLE
 WITH typed AS (
     SELECT a.*, coalesce(a.correct, false) AS is_right,
            CASE WHEN a.answer_type = 'choice' AND a.answer IN ('A' || chr(10), 'B' || chr(10),
@@ -52,7 +52,7 @@ WITH typed AS (
                 THEN 'single_choice'
                 WHEN a.answer_type = 'choice' THEN 'multi_choice'
                 ELSE a.answer_type END AS question_type
-    FROM cmmath_answers a
+    FROM cmmath_answers_of(runs) a
 )
 SELECT t.run_id, t.grader, t.item_id, g.breakdown,
        coalesce(k.key, 'UnKnown')           AS key,
@@ -62,6 +62,9 @@ CROSS JOIN LATERAL (VALUES ('subject', t.category),          -- each answer in e
                            ('grade_id', CAST(t.grade_id AS VARCHAR)),
                            ('question_type', t.question_type)) AS g(breakdown, label)
 LEFT JOIN cmmath_official_keys k ON k.breakdown = g.breakdown AND k.key = g.label;
+
+CREATE OR REPLACE VIEW cmmath_official_answers AS
+FROM cmmath_official_answers_of('run_data');
 
 COMMENT ON VIEW cmmath_official_answers IS 'CMMaTH, the authors'' code: each answer''s group per breakdown as their statics_acc.py assigns it, and whether it counts as right there.';
 COMMENT ON COLUMN cmmath_official_answers.key IS 'the group (labels outside their lists pooled as UnKnown)';
@@ -73,13 +76,13 @@ COMMENT ON COLUMN cmmath_official_answers.counted_right IS 'graded right and in 
 -- their lists); all rounded to one decimal as Python's round().
 -- (One pass over the answers: each answer against every group of its breakdown, so a group
 -- no answer falls in still gets its row; GROUPING SETS adds each breakdown's total.)
-CREATE OR REPLACE VIEW cmmath_official_scores AS
+CREATE OR REPLACE MACRO cmmath_official_scores_of(runs) AS TABLE
 WITH groups AS (
     SELECT a.run_id, a.grader, k.breakdown, k.key, k.position,
            grouping(k.key) = 1                                     AS is_total,
            count(*) FILTER (a.key = k.key)                         AS n,
            count(*) FILTER (a.key = k.key AND a.counted_right)     AS correct
-    FROM cmmath_official_answers a
+    FROM cmmath_official_answers_of(runs) a
     JOIN cmmath_official_keys k ON k.breakdown = a.breakdown
     GROUP BY GROUPING SETS ((a.run_id, a.grader, k.breakdown, k.key, k.position),
                             (a.run_id, a.grader, k.breakdown))
@@ -87,7 +90,7 @@ WITH groups AS (
 SELECT run_id, grader, 'overall' AS breakdown, 'all' AS key, 0 AS position,
        count(*) AS n, count(*) FILTER (correct) AS correct,
        python_round_1(count(*) FILTER (correct) / count(*) * 100) AS score
-FROM cmmath_answers
+FROM cmmath_answers_of(runs)
 GROUP BY run_id, grader
 UNION ALL
 SELECT run_id, grader, breakdown,
@@ -96,6 +99,19 @@ SELECT run_id, grader, breakdown,
        n, correct,
        python_round_1(CASE WHEN is_total THEN correct / n ELSE correct / (n + 1) END * 100)
 FROM groups;
+
+-- Stored per run when its grading, judging or import finishes (tasks/store/run_data.py): 74
+-- rows a run, read instead of grouping each of its answers against every group.
+CREATE TABLE IF NOT EXISTS cmmath_official_scores_stored (
+    run_id VARCHAR, grader VARCHAR, breakdown VARCHAR, key VARCHAR, position INTEGER,
+    n BIGINT, correct BIGINT, score DOUBLE
+);
+
+CREATE OR REPLACE VIEW cmmath_official_scores AS
+FROM cmmath_official_scores_stored
+WHERE run_id IN (SELECT run_id FROM stored_runs)
+UNION ALL
+FROM cmmath_official_scores_of('live_run_spans');
 
 COMMENT ON VIEW cmmath_official_scores IS 'CMMaTH, the authors'' code (tool/statics_acc.py): scores per visual subject, grade_id and question type = right / (count + 1) x 100, overall = right / all x 100, rounded to 1 decimal like Python''s round(); right = the grader''s verdict TRUE (undecided: not right).';
 COMMENT ON COLUMN cmmath_official_scores.breakdown IS 'overall | subject | grade_id | question_type';

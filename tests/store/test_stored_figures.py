@@ -219,42 +219,53 @@ def test_min_k_of_a_probe_run_is_stored_and_follows_a_retry(tmp_path, data_dir):
         s.close()
 
 
-CONCEPTMATH_FIGURES = ("conceptmath_concept_accuracy", "conceptmath_unmastered")
+# Per benchmark: views whose rows are stored per run, each with its live macro (None: a view
+# built on a stored one), and the grader whose verdicts the test flips.
+STORED_ELSEWHERE = {
+    "conceptmath": ({"conceptmath_concept_accuracy": "conceptmath_concept_accuracy_of",
+                     "conceptmath_unmastered": None}, "official"),
+    "cmmath": ({"cmmath_official_scores": "cmmath_official_scores_of"}, "rules"),
+}
 
 
-def test_conceptmath_concept_figures_are_stored_and_follow_new_verdicts(tmp_path, data_dir):
-    """ConceptMath's per-concept accuracy (and the unmastered ranking built on it) is stored
-    when a run's grading finishes; the same rows as computed from the verdicts, and new
-    verdicts are the figures at once."""
-    bench = registry.get("conceptmath")
+@pytest.mark.parametrize("benchmark", sorted(STORED_ELSEWHERE))
+def test_stored_figures_of_other_benchmarks_equal_live_ones_and_follow_new_verdicts(
+        benchmark, tmp_path, data_dir):
+    """ConceptMath's per-concept accuracy (and the unmastered ranking built on it) and CMMaTH's
+    official scores are stored when a run's grading finishes: the same rows as computed from
+    the verdicts, and new verdicts are the figures at once."""
+    views, grader = STORED_ELSEWHERE[benchmark]
+    bench = registry.get(benchmark)
     s = Store(tmp_path / "c.duckdb")
     try:
         dataset = prepare(s, bench, data_dir)
         items = bench.select(dataset.items, 120)
-        s.start_run(RunSpec("c", "conceptmath", "m:x", "m", bench.default_setting, {}), len(items))
+        s.start_run(RunSpec("c", benchmark, "m:x", "m", bench.default_setting, {}), len(items))
         s.append_responses("c", [(it.item_id, "h", Completion(
             text=f"The answer is {it.gold if n % 3 else 'nothing'}")) for n, it in enumerate(items)])
         grade_run(s, bench, dataset, "c")
         s.finish_run("c", "completed")
 
         def shown() -> dict[str, list[tuple]]:
-            return {v: s.query(f"SELECT * FROM {v} WHERE run_id = 'c' ORDER BY ALL")
-                    for v in CONCEPTMATH_FIGURES}
+            return {v: s.query(f"SELECT * FROM {v} WHERE run_id = 'c' ORDER BY ALL") for v in views}
+
+        def live() -> dict[str, list[tuple]]:
+            return {v: s.query(f"SELECT * FROM {m}('run_data') ORDER BY ALL")
+                    for v, m in views.items() if m}
         assert stored(s, "c")
-        assert s.query("SELECT count(*) FROM conceptmath_concept_accuracy_stored")[0][0] > 0
         as_stored = shown()
-        assert as_stored["conceptmath_concept_accuracy"] == s.query(
-            "SELECT * FROM conceptmath_concept_accuracy_of('run_data') ORDER BY ALL")
+        assert all(as_stored.values())
+        assert {v: as_stored[v] for v in live()} == live()
         s.write(lambda con: con.execute("UPDATE run_data SET figures_version = NULL"))
         assert shown() == as_stored                       # computed live: the same rows
         s.store_figures()
-        flipped = s.query("SELECT item_id, response_id, extracted, NOT correct FROM verdicts "
-                          "WHERE run_id = 'c' AND grader = 'official' ORDER BY item_id LIMIT 40")
-        s.write_verdicts("c", "official", flipped)
+        flipped = s.query("SELECT item_id, response_id, extracted, NOT coalesce(correct, false) "
+                          "FROM verdicts WHERE run_id = 'c' AND grader = ? ORDER BY item_id "
+                          "LIMIT 40", [grader])
+        s.write_verdicts("c", grader, flipped)
         assert not stored(s, "c")
         after = shown()
         assert after != as_stored
-        assert after["conceptmath_concept_accuracy"] == s.query(
-            "SELECT * FROM conceptmath_concept_accuracy_of('run_data') ORDER BY ALL")
+        assert {v: after[v] for v in live()} == live()
     finally:
         s.close()
