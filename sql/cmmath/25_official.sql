@@ -56,7 +56,8 @@ WITH typed AS (
 )
 SELECT t.run_id, t.grader, t.item_id, g.breakdown,
        coalesce(k.key, 'UnKnown')           AS key,
-       t.is_right AND k.key IS NOT NULL     AS counted_right
+       t.is_right AND k.key IS NOT NULL     AS counted_right,
+       t.is_right
 FROM typed t
 CROSS JOIN LATERAL (VALUES ('subject', t.category),          -- each answer in each breakdown
                            ('grade_id', CAST(t.grade_id AS VARCHAR)),
@@ -79,26 +80,32 @@ COMMENT ON COLUMN cmmath_official_answers.counted_right IS 'graded right and in 
 CREATE OR REPLACE MACRO cmmath_official_scores_of(runs) AS TABLE
 WITH groups AS (
     SELECT a.run_id, a.grader, k.breakdown, k.key, k.position,
+           grouping(k.breakdown) = 1                               AS is_overall,
            grouping(k.key) = 1                                     AS is_total,
            count(*) FILTER (a.key = k.key)                         AS n,
-           count(*) FILTER (a.key = k.key AND a.counted_right)     AS correct
+           count(*) FILTER (a.key = k.key AND a.counted_right)     AS correct,
+           -- overall: every answer once (its row of the subject breakdown), right as graded
+           count(*) FILTER (a.key = k.key AND a.breakdown = 'subject')              AS n_all,
+           count(*) FILTER (a.key = k.key AND a.breakdown = 'subject' AND a.is_right) AS right_all
     FROM cmmath_official_answers_of(runs) a
     JOIN cmmath_official_keys k ON k.breakdown = a.breakdown
     GROUP BY GROUPING SETS ((a.run_id, a.grader, k.breakdown, k.key, k.position),
-                            (a.run_id, a.grader, k.breakdown))
+                            (a.run_id, a.grader, k.breakdown),
+                            (a.run_id, a.grader))
 )
 SELECT run_id, grader, 'overall' AS breakdown, 'all' AS key, 0 AS position,
-       count(*) AS n, count(*) FILTER (correct) AS correct,
-       python_round_1(count(*) FILTER (correct) / count(*) * 100) AS score
-FROM cmmath_answers_of(runs)
-GROUP BY run_id, grader
+       n_all AS n, right_all AS correct,
+       python_round_1(right_all / n_all * 100) AS score
+FROM groups
+WHERE is_overall
 UNION ALL
 SELECT run_id, grader, breakdown,
        CASE WHEN is_total THEN '(total)' ELSE key END,
        CASE WHEN is_total THEN 99 ELSE position END,
        n, correct,
        python_round_1(CASE WHEN is_total THEN correct / n ELSE correct / (n + 1) END * 100)
-FROM groups;
+FROM groups
+WHERE NOT is_overall;
 
 -- Stored per run when its grading, judging or import finishes (tasks/store/run_data.py): 74
 -- rows a run, read instead of grouping each of its answers against every group.

@@ -91,3 +91,4 @@ COMMENT ON COLUMN cmmath_official_scores_stored.position IS 'The group''s place 
 COMMENT ON COLUMN cmmath_official_scores_stored.n IS 'Answers in the group.';
 COMMENT ON COLUMN cmmath_official_scores_stored.correct IS 'Answers their script counts right.';
 COMMENT ON COLUMN cmmath_official_scores_stored.score IS 'Their score, rounded as Python''s round(x, 1).';
+COMMENT ON COLUMN cmmath_official_answers.is_right IS 'the grader''s verdict is TRUE (undecided: not right), in whichever group; their overall score counts these';
