@@ -301,13 +301,13 @@ def main(argv: list[str] | None = None) -> None:
     try:
         with pandas_hidden():
             code = app(args=args, prog_name="mathprobe", standalone_mode=False)
+        if code == Exit.INTERRUPTED:            # typer turns Ctrl-C into this exit status
+            _error(None, INTERRUPTED)
     except MathprobeError as exc:
         _error(exc, str(exc))
         code = exc.exit_code
-    except typer.Abort:
-        code = Exit.INTERRUPTED
-    except KeyboardInterrupt as exc:
-        _error(exc, "interrupted; run the same command again to resume")
+    except (typer.Abort, KeyboardInterrupt) as exc:     # Ctrl-C outside a command's body
+        _error(exc, INTERRUPTED)
         code = Exit.INTERRUPTED
     except typer.TyperException as exc:     # a bad option: click's usage error
         message = " ".join(exc.format_message().split())
@@ -321,9 +321,12 @@ def main(argv: list[str] | None = None) -> None:
     sys.exit(int(code or 0))
 
 
-def _error(exc: BaseException, message: str) -> None:
+INTERRUPTED = "interrupted; run the same command again to resume"
+
+
+def _error(exc: BaseException | None, message: str) -> None:
     """The one `error:` line (after the traceback with --debug)."""
-    if DEBUG.is_set():
+    if exc is not None and DEBUG.is_set():
         traceback.print_exception(exc)
     err.print(Text.assemble(("error: ", "bold red"), message), highlight=False, soft_wrap=True)
     release_frames(exc)

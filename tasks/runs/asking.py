@@ -6,6 +6,7 @@ and `check_writes` turns the failure into one line for the user."""
 from __future__ import annotations
 
 import asyncio
+import concurrent.futures
 import contextlib
 import functools
 import threading
@@ -163,7 +164,12 @@ def send(store: Store, run_id: str, spec: str, make_backend: Callable[[], Backen
             if close:
                 await backend.aclose()
 
-    return runtime.run(go(), group=run_id)
+    try:
+        return runtime.run(go(), group=run_id)
+    except concurrent.futures.CancelledError:
+        # the run was interrupted (runtime.cancel_group): what came back is stored, the rest
+        # is asked when the same command runs again; nothing to report but that
+        return {"interrupted": len(requests)}
 
 
 def check_writes(store: Store) -> None:

@@ -150,6 +150,7 @@ def test_ctrl_c_on_a_warm_command_keeps_its_answers_and_the_same_command_resumes
         out, errs = proc.communicate(timeout=60)
         assert proc.returncode == 130, errs[-2000:]
         assert "Execution was aborted by an interrupt signal" in errs   # as in its own process
+        assert "error: interrupted; run the same command again to resume" in errs
         asked = api.served
         assert 6 <= asked < 40
         before = answered(tmp_path / "c.duckdb")[0]
