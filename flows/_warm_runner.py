@@ -162,6 +162,7 @@ class Runner:
             why = self._declines(request, fds)
             if why:
                 conn.sendall(f"no {why}\n".encode())
+                print(f"declined a command ({why}): it runs in its own process", flush=True)
                 raise ValueError(why)
         except (OSError, ValueError):
             for fd in fds:

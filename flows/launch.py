@@ -6,9 +6,9 @@ request. This module is the whole of what the command imports on that path: the 
 library and flows.warm's record. It passes the runner this process's stdin, stdout and stderr
 (SCM_RIGHTS over the runner's Unix socket), its arguments, working directory and environment;
 the runner's forked copy writes straight to the user's terminal, and this process waits for its
-exit status, passing on Ctrl-C (SIGINT), SIGTERM and SIGHUP. Whenever the runner is absent or
-declines (other code, other Prefect settings, the server down; `mathprobe server status` says
-which), or MATHPROBE_NO_WARM=1, the command runs here, exactly as before.
+exit status, passing on Ctrl-C (SIGINT), SIGTERM, SIGHUP and Ctrl-Z / fg. Whenever the runner
+is absent or declines (other code, other Prefect settings, the server down; the runner's log
+says which), or MATHPROBE_NO_WARM=1, the command runs here, exactly as before.
 `mathprobe server ...` always runs here: it starts and stops the runner itself.
 """
 from __future__ import annotations
@@ -58,8 +58,9 @@ def hand_over(args: list[str]) -> int | None:
         conn.close()
         return None
     pid = int(reply[1])
-    for sig in (signal.SIGINT, signal.SIGTERM, signal.SIGHUP):
+    for sig in (signal.SIGINT, signal.SIGTERM, signal.SIGHUP, signal.SIGCONT):
         signal.signal(sig, lambda signum, _frame: _forward(pid, signum))
+    signal.signal(signal.SIGTSTP, lambda _signum, _frame: _suspend(pid))
     try:
         line = replies.readline().decode().split()   # the runner's "exit N" when it ends
     except OSError:
@@ -73,6 +74,15 @@ def hand_over(args: list[str]) -> int | None:
     sys.stderr.write(f"error: the warm runner stopped while it ran this command (pid {pid}); "
                      "its exit status is unknown. Run the same command again to resume.\n")
     return 130
+
+
+def _suspend(pid: int) -> None:
+    """Ctrl-Z: stop the command's copy, then this process as the shell expects (SIGCONT, from
+    `fg` or `bg`, is passed on)."""
+    _forward(pid, signal.SIGSTOP)
+    signal.signal(signal.SIGTSTP, signal.SIG_DFL)
+    os.kill(os.getpid(), signal.SIGTSTP)
+    signal.signal(signal.SIGTSTP, lambda _signum, _frame: _suspend(pid))
 
 
 def _forward(pid: int, signum: int) -> None:
