@@ -11,6 +11,7 @@ from typing import Any
 
 from prefect import get_run_logger
 
+from flows import _prefect_engine  # noqa: F401  (flow runs end without waiting on a heartbeat)
 from tasks.errors import MathprobeError
 from tasks.runs import progress
 from tasks.store import Store

@@ -31,6 +31,7 @@ from prefect.client.orchestration import get_client
 from prefect.context import get_run_context
 from prefect.deployments import run_deployment
 
+from flows import _prefect_engine  # noqa: F401  (flow runs end without waiting on a heartbeat)
 from tasks import registry
 from tasks.errors import MathprobeError
 from tasks.store.location import parse
