@@ -114,6 +114,29 @@ def test_errors_count_as_not_close():
     assert not official("nan", "The answer is nan")          # a NaN answer matches nothing
 
 
+@pytest.mark.parametrize("text", ["12", "-3", "+7", "08", "-08", "0.50", "-2.50", "3/4", "-3/4",
+                                  "+3/4", "3/-4", "1/3", "10/5", "0.5/2", "-0.25/-0.5", "2.50/1.25",
+                                  "0/0", "3/0", "08/3", "50%", "3 1/2", "1,000"])
+def test_plain_numbers_normalise_exactly_as_sympys_latex_parser_makes_them(text):
+    """Plain numbers and quotients skip the ANTLR parse (tasks/.../_official.py); the value must
+    be the parser's own: same type, same value, same precision (a Float's digits decide
+    closeness), and a string where the parser fails ('08')."""
+    from sympy import simplify
+    from sympy.parsing.latex import parse_latex
+
+    from tasks.benchmarks.conceptmath._official import _prepare
+
+    expected = _prepare(text)
+    try:
+        expected = simplify(parse_latex(expected))
+    except Exception:
+        pass
+    got = normalise(text)
+    assert type(got) is type(expected) and str(got) == str(expected)
+    assert got == expected or got != got                    # nan is nan
+    assert getattr(got, "_prec", None) == getattr(expected, "_prec", None)
+
+
 def test_the_wider_estimation_tolerance_never_applies_with_the_full_path():
     response = "The answer is 110"
     assert official_correct("100", response, "Estimation and rounding")        # |a|/5 = 20
