@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.support import early
+from tests.support import early, harness
 
 os.environ.setdefault("PREFECT_SERVER_ANALYTICS_ENABLED", "false")
 
@@ -28,12 +28,11 @@ def data_dir() -> Path:
 
 @pytest.fixture(scope="session")
 def prefect_harness():
-    """One ephemeral Prefect API for the whole session (10-20 s to start on 2 cores); every
-    test that runs a flow, in this process or as a `mathprobe` subprocess (tests/support/cli.py
-    passes its PREFECT_API_URL), uses it rather than starting one of its own."""
-    from prefect.testing.utilities import prefect_test_harness
-
-    with prefect_test_harness(server_startup_timeout=120):
+    """One ephemeral Prefect API for the whole session (10-25 s to start on 2 cores: begun in
+    the background at collection, tests/support/harness.py); every test that runs a flow, in
+    this process or as a `mathprobe` subprocess (tests/support/cli.py passes its
+    PREFECT_API_URL), uses it rather than starting one of its own."""
+    with harness.held():
         yield
 
 
@@ -63,9 +62,10 @@ def _stop_triton(made) -> None:
     shutil.rmtree(model.parent, ignore_errors=True)
 
 
-# Fixtures made in the background (tests/support/early.py): the tests using them run last (the
-# team's after every other), so that their servers had the run of the others to come up.
-LATE = (("triton_server", "doomed_triton", "started"), ("team", "postgres"))
+# Fixtures made in the background (tests/support/early.py, tests/support/harness.py): the tests
+# using them run after those that need none (the team's last), so that their servers had the run
+# of the others to come up.
+LATE = (("prefect_harness",), ("triton_server", "doomed_triton", "started"), ("team", "postgres"))
 
 
 def _lateness(item) -> int:
@@ -79,6 +79,8 @@ def pytest_collection_modifyitems(session, config, items):
     items.sort(key=_lateness)                      # stable: otherwise in the usual order
     if config.option.collectonly:
         return
+    if early.needed(items, "prefect_harness"):
+        harness.start()                                           # 10-25 s
     if early.needed(items, "triton_server"):
         early.start("triton", _start_triton, _stop_triton)        # ~20 s
     if early.needed(items, "doomed_triton"):
@@ -92,6 +94,7 @@ def pytest_collection_modifyitems(session, config, items):
 
 def pytest_sessionfinish(session, exitstatus):
     early.stop_untaken()
+    harness.stop()
 
 
 @pytest.fixture(scope="session")

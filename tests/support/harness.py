@@ -1,0 +1,62 @@
+"""The session's one `prefect_test_harness`, started as soon as collection shows a test needs
+it and held in a thread of its own until the session ends.
+
+Starting the harness's API server takes 10-25 s on 2 cores, most of it a subprocess coming up;
+entered by the first test that needs it, the whole session waited for it. Entered here in a
+background thread while the tests that need no Prefect run, it is usually up before it is
+needed. The harness sets Prefect's process-global settings context (that is how it reaches
+contexts copied before it started), so flows and clients in the test thread use its server as
+if it had been entered there; it is left in the thread that entered it (its settings tokens
+belong to that thread's context)."""
+from __future__ import annotations
+
+import threading
+from collections.abc import Iterator
+from contextlib import contextmanager
+
+_ready = threading.Event()
+_leave = threading.Event()
+_thread: threading.Thread | None = None
+_failure: BaseException | None = None
+
+
+def _hold() -> None:
+    global _failure
+    try:
+        from prefect.testing.utilities import prefect_test_harness
+
+        with prefect_test_harness(server_startup_timeout=120):
+            _ready.set()
+            _leave.wait()
+    except BaseException as exc:           # noqa: BLE001 - handed to the fixture that waits
+        _failure = exc
+    finally:
+        _ready.set()
+
+
+def start() -> None:
+    """Start entering the harness in the background (once a session)."""
+    global _thread
+    if _thread is None:
+        _thread = threading.Thread(target=_hold, name="prefect-harness", daemon=True)
+        _thread.start()
+
+
+@contextmanager
+def held() -> Iterator[None]:
+    """The harness for the length of a session fixture (started now if it was not)."""
+    start()
+    _ready.wait()
+    if _failure is not None:
+        raise RuntimeError("the Prefect test harness did not start") from _failure
+    try:
+        yield
+    finally:
+        stop()
+
+
+def stop() -> None:
+    """Leave the harness (drains Prefect's log and event workers, stops its server)."""
+    if _thread is not None and _thread.is_alive():
+        _leave.set()
+        _thread.join(timeout=120)
