@@ -46,15 +46,25 @@ start_bg() {  # name, command...
   echo $! >"$STATE_DIR/$name.pid"
 }
 
-stop_bg() {  # SIGTERM, then SIGKILL after a few seconds (a worker waits for nothing we need)
-  local pidfile="$STATE_DIR/$1.pid"
-  if [[ -f $pidfile ]]; then
-    local pid; pid=$(cat "$pidfile")
-    kill "$pid" 2>/dev/null || true
-    for _ in $(seq 1 20); do kill -0 "$pid" 2>/dev/null || break; sleep 0.25; done
-    kill -9 "$pid" 2>/dev/null || true
+stop_bg() {  # SIGTERM to all named at once, SIGKILL to any left after 5 s (a worker waits for
+             # nothing we need); stopping them one after another took up to 5 s each
+  local name pids=() pidfile
+  for name in "$@"; do
+    pidfile="$STATE_DIR/$name.pid"
+    [[ -f $pidfile ]] || continue
+    pids+=("$(cat "$pidfile")")
     rm -f "$pidfile"
-  fi
+  done
+  [[ ${#pids[@]} -gt 0 ]] || return 0
+  kill "${pids[@]}" 2>/dev/null || true
+  local _ alive
+  for _ in $(seq 1 50); do
+    alive=0
+    for pid in "${pids[@]}"; do kill -0 "$pid" 2>/dev/null && alive=1; done
+    [[ $alive == 1 ]] || break
+    sleep 0.1
+  done
+  for pid in "${pids[@]}"; do kill -9 "$pid" 2>/dev/null || true; done
 }
 
 workers() { ls "$STATE_DIR" 2>/dev/null | sed -n 's/^\(worker-[0-9]*\)\.pid$/\1/p'; }
@@ -92,7 +102,8 @@ case "${1:-up}" in
     echo "Prefect UI: http://127.0.0.1:$PORT   (export PREFECT_API_URL=$PREFECT_API_URL); $n_workers worker(s)"
     ;;
   down)
-    for w in $(workers); do stop_bg "$w"; done
+    # shellcheck disable=SC2046
+    stop_bg $(workers)
     stop_bg server
     if [[ -f $STATE_DIR/postgres.dir ]]; then
       "$REPO/deploy/postgres.sh" stop "$(cat "$STATE_DIR/postgres.dir")"

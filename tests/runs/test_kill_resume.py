@@ -41,42 +41,50 @@ def counts(db) -> tuple[int, int, int]:
         con.close()
 
 
-@pytest.mark.parametrize("kill_after", [5, 60])
-def test_kill_9_then_resume(kill_after, data_dir, db):
+def test_kill_9_then_resume(data_dir, db):
+    """Killed early (5 answers in), then killed again while resuming (60 answers in), then
+    resumed to the end: each time nothing doubled or half-written, the dead run shown
+    interrupted, its flow run Crashed, and only what was not stored asked again."""
     api = FakeAPI(latency=0.05).start()
     try:
         cmd = [sys.executable, "-m", "flows.cli", "run", "--benchmark", "wemath", "--model",
                "openai:m", "--run-id", "k", "--db", str(db), "--data-dir", str(data_dir),
                "--limit", str(LIMIT), "--concurrency", "4"]
-        proc = subprocess.Popen(cmd, cwd=REPO, env=cli_env(api), stdout=subprocess.DEVNULL,
-                                stderr=subprocess.DEVNULL)
-        deadline = time.time() + 120
-        while api.served < kill_after and proc.poll() is None and time.time() < deadline:
-            time.sleep(0.01)
-        assert proc.poll() is None, "the run ended before it could be killed"
-        os.kill(proc.pid, signal.SIGKILL)
-        proc.wait()
-
-        stored, distinct, ok = counts(db)
-        assert stored == distinct == ok                 # nothing doubled, nothing half-written
-        con = duckdb.connect(str(db), read_only=True)
-        status, flow_run_id = con.execute("SELECT status, flow_run_id FROM runs").fetchone()
-        con.close()
-        assert status == "running" and flow_run_state(flow_run_id) == "RUNNING"
-        # no process holds the file, so a report knows the run is not running any more
-        shown = mathprobe("report", "--run-id", "k", "--db", str(db), "--json", env=cli_env(api))
-        assert json.loads(shown.stdout)["run"]["status"] == "interrupted"
         from tasks.benchmarks import wemath
         chosen = wemath.select(wemath.load(data_dir).items, LIMIT)   # whole problems: <= LIMIT
         n = len(chosen)
-        assert stored < n
+        dead_flow_runs = []
+        for kill_after in (5, 60):
+            proc = subprocess.Popen(cmd, cwd=REPO, env=cli_env(api), stdout=subprocess.DEVNULL,
+                                    stderr=subprocess.DEVNULL)
+            deadline = time.time() + 120
+            while api.served < kill_after and proc.poll() is None and time.time() < deadline:
+                time.sleep(0.01)
+            assert proc.poll() is None, "the run ended before it could be killed"
+            os.kill(proc.pid, signal.SIGKILL)
+            proc.wait()
+
+            stored, distinct, ok = counts(db)
+            assert stored == distinct == ok             # nothing doubled, nothing half-written
+            assert stored < n
+            con = duckdb.connect(str(db), read_only=True)
+            status, flow_run_id = con.execute("SELECT status, flow_run_id FROM runs").fetchone()
+            con.close()
+            assert status == "running" and flow_run_state(flow_run_id) == "RUNNING"
+            assert flow_run_id not in dead_flow_runs    # the resumed run's own flow run
+            dead_flow_runs.append(flow_run_id)
+            if kill_after == 5:
+                # no process holds the file, so a report knows the run is not running any more
+                shown = mathprobe("report", "--run-id", "k", "--db", str(db), "--json",
+                                  env=cli_env(api))
+                assert json.loads(shown.stdout)["run"]["status"] == "interrupted"
         served_before = api.served
 
         done = subprocess.run(cmd + ["--json"], cwd=REPO, env=cli_env(api), capture_output=True,
                               text=True, timeout=300)
         assert done.returncode == 0, done.stderr[-3000:]
         assert "left running by a process that died, now interrupted: k" in done.stderr
-        assert flow_run_state(flow_run_id) == "CRASHED"
+        assert [flow_run_state(f) for f in dead_flow_runs] == ["CRASHED", "CRASHED"]
         assert counts(db) == (n, n, n)
         # only what had not been stored was asked again
         assert api.served - served_before == n - stored
