@@ -49,11 +49,13 @@ def _start_triton():
 
 def _start_doomed():
     """A second tritonserver on the same model, for the one test that kills a server mid-run
-    (~10 s to start: begun in the background once the session's server is up)."""
+    (~10 s to start: begun in the background once the session's server is up). It loads only
+    the model that test asks (each model is a Python stub importing torch: ~5 s of CPU)."""
     from tasks.serving.triton_server import TritonServer
 
     model = early.result("triton")[0]
-    return TritonServer(model, log_file=model.parent / "doomed.log").start()
+    return TritonServer(model, models=("lmm_generate",),
+                        log_file=model.parent / "doomed.log").start()
 
 
 def _stop_triton(made) -> None:
