@@ -19,7 +19,7 @@ from typing import Any
 _jobs: dict[str, concurrent.futures.Future] = {}
 _stops: dict[str, Callable[[Any], None]] = {}
 _taken: set[str] = set()
-_pool = concurrent.futures.ThreadPoolExecutor(max_workers=12, thread_name_prefix="early")
+_pool = concurrent.futures.ThreadPoolExecutor(max_workers=8, thread_name_prefix="early")
 
 
 def start(name: str, job: Callable[[], Any], stop: Callable[[Any], None] | None = None) -> None:

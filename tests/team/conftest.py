@@ -106,12 +106,6 @@ def pytest_collection_modifyitems(session, config, items):
         from tests.team.sweep import run_sweep
 
         early.start("sweep", run_sweep)
-    from tests.team.background import run_deploy, run_writers
-
-    if early.needed(items, "writers"):
-        early.start("writers", run_writers)                   # after the sweep
-    if early.needed(items, "deployed"):
-        early.start("deployed", run_deploy)                   # after the writers
 
 
 def _stop_postgres(folder: str) -> None:
@@ -139,30 +133,12 @@ def postgres():
 def team():
     """~30 s once (in the background, see tests/support/early.py): `deploy/local.sh up` as a
     user runs it (a Prefect server of its own, with the work pool, limits and deployments it
-    creates: the session's server stays free of them). The team's tests run one at a time: the
-    sweep, writers and deployment started in the background (tests/team/sweep.py, background.py)
-    end before any of them begins."""
+    creates: the session's server stays free of them). The team's tests run one at a time: a
+    sweep started in the background (tests/team/sweep.py) ends before any of them begins."""
     env, api, state, up = early.take("team", _start_team)
-    for job in ("sweep", "writers", "deployed"):
-        early.wait(job)
+    early.wait("sweep")
     try:
         assert up.returncode == 0, up.stdout[-2000:] + up.stderr[-3000:]
         yield Team(env, api, state)
     finally:
         _stop_team(env, api, state)
-
-
-@pytest.fixture(scope="session")
-def writers(team, postgres):
-    """Four `mathprobe run` processes into one lake, run in the background (background.py)."""
-    from tests.team.background import run_writers
-
-    return early.take("writers", run_writers)
-
-
-@pytest.fixture(scope="session")
-def deployed(team):
-    """`prefect deploy` and a deployment run, run in the background (background.py)."""
-    from tests.team.background import run_deploy
-
-    return early.take("deployed", run_deploy)

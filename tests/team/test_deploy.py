@@ -9,15 +9,19 @@ from tests.conftest import REPO
 from tests.team.conftest import BIN
 
 
-def test_plain_prefect_deploy_then_deployment_run_completes(team, deployed):
-    """`prefect deploy` (a process), then a worker starts the flow run as a process of its own
-    (Python, Prefect, the flow) and the run goes through the team server (10-20 s: run in the
-    background, tests/team/background.py)."""
+# ~20-45 s: `prefect deploy` (a process), then a worker starts the flow run as a process of its
+# own (Python, Prefect, the flow) and the run goes through the team server.
+def test_plain_prefect_deploy_then_deployment_run_completes(team, tmp_path, data_dir):
     assert "MATHPROBE_REPO" not in team.env
-    assert deployed["deployed"].returncode == 0, \
-        deployed["deployed"].stdout[-2000:] + deployed["deployed"].stderr[-2000:]
-    run, work = deployed["run"], deployed["work"]
-    db = work / "deployed.duckdb"
+    deployed = team.run(str(BIN / "prefect"), "--no-prompt", "deploy", "--prefect-file",
+                        "deploy/prefect.yaml", "--all", cwd=REPO)
+    assert deployed.returncode == 0, deployed.stdout[-2000:] + deployed.stderr[-2000:]
+    db = tmp_path / "deployed.duckdb"
+    run = team.run(str(BIN / "prefect"), "deployment", "run", "eval/full",
+                   "--param", "model=baseline:random", "--param", f"db={db}",
+                   "--param", f"data_dir={data_dir}", "--param", "limit=60",
+                   "--param", "run_id=deployed", "--watch", "--watch-timeout", "180",
+                   cwd=tmp_path, timeout=240)
     assert run.returncode == 0, run.stdout[-3000:] + run.stderr[-3000:]
     # --watch ends with the final state's name: the run id and the headline figure
     text = " ".join(run.stdout.split())                  # the console wraps long lines
@@ -41,7 +45,7 @@ def test_plain_prefect_deploy_then_deployment_run_completes(team, deployed):
         "artifacts": {"flow_run_id": {"any_": [flow_run["id"]]}}}).json()}
     report = artifacts[artifact_key("report", "deployed", str(db))]
     assert report["type"] == "markdown" and "## Metrics" in report["data"]
-    html = work / "deployed-reports" / "deployed.html"          # html_report: auto
+    html = tmp_path / "deployed-reports" / "deployed.html"      # html_report: auto
     assert html.is_file() and str(html) in report["data"]
     assert artifacts[artifact_key("progress", "deployed", str(db))]["data"] == 100.0
     con = duckdb.connect(str(db), read_only=True)
