@@ -57,7 +57,7 @@ stop_bg() {  # SIGTERM to all named at once, SIGKILL to any left after 5 s (a wo
   done
   [[ ${#pids[@]} -gt 0 ]] || return 0
   kill "${pids[@]}" 2>/dev/null || true
-  local _ alive
+  local _ alive pid
   for _ in $(seq 1 50); do
     alive=0
     for pid in "${pids[@]}"; do kill -0 "$pid" 2>/dev/null && alive=1; done

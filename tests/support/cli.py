@@ -27,5 +27,19 @@ def mathprobe(*args: str, env: dict[str, str], timeout: float = 300,
                           preexec_fn=preexec_fn)
 
 
+def invoke(*args: str):
+    """A `mathprobe` command that must succeed, run in this process (typer's runner: no Python
+    and Prefect import per command); the store is closed after it, as a new process finds it."""
+    from typer.testing import CliRunner
+
+    from flows.cli import app
+    from tasks.store import close_all
+
+    result = CliRunner().invoke(app, list(args))
+    close_all()
+    assert result.exit_code == 0, result.output
+    return result
+
+
 def error_lines(stderr: str) -> list[str]:
     return [line for line in stderr.splitlines() if line.startswith("error:")]

@@ -8,19 +8,10 @@ import json
 
 import duckdb
 import pytest
-from typer.testing import CliRunner
 
-from flows.cli import app
-from tasks.store import close_all
+from tests.support.cli import invoke as mathprobe
 
 GRADES = ["element_en", "middle_en"]
-
-
-def mathprobe(*args: str):
-    result = CliRunner().invoke(app, list(args))
-    close_all()                            # the store as a new process would find it
-    assert result.exit_code == 0, result.output
-    return result
 
 
 @pytest.mark.parametrize("grade", GRADES)

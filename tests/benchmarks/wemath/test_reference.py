@@ -8,19 +8,10 @@ import sys
 from pathlib import Path
 
 import pytest
-from typer.testing import CliRunner
 
-from flows.cli import app
-from tasks.store import close_all
+from tests.support.cli import invoke as mathprobe
 
 CASES = ["v1"]
-
-
-def mathprobe(*args: str):
-    result = CliRunner().invoke(app, list(args))
-    close_all()                            # the store as a new process would find it
-    assert result.exit_code == 0, result.output
-    return result
 
 
 def mathprobe_process(*args: str) -> subprocess.CompletedProcess:
