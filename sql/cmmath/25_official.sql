@@ -41,10 +41,10 @@ COMMENT ON COLUMN cmmath_official_keys.breakdown IS 'subject | grade_id | questi
 COMMENT ON COLUMN cmmath_official_keys.key IS 'the group';
 COMMENT ON COLUMN cmmath_official_keys.position IS 'its place in their report';
 
--- Layer 2 for their figures: each answer's group per breakdown, and whether their script
--- would count it right there (only in groups named in their dicts: an answer pooled into
--- 'UnKnown' is counted but never right).
-CREATE OR REPLACE MACRO cmmath_official_answers_of(runs) AS TABLE
+-- Layer 2 for their figures: each answer's group in each breakdown (labels outside their lists
+-- pooled as 'UnKnown'), one row per answer; `*_known` says the group is one their dicts name
+-- (they count an answer pooled into 'UnKnown' but never right).
+CREATE OR REPLACE MACRO cmmath_official_groups_of(runs) AS TABLE
 WITH typed AS (
     SELECT a.*, coalesce(a.correct, false) AS is_right,
            CASE WHEN a.answer_type = 'choice' AND a.answer IN ('A' || chr(10), 'B' || chr(10),
@@ -54,15 +54,25 @@ WITH typed AS (
                 ELSE a.answer_type END AS question_type
     FROM cmmath_answers_of(runs) a
 )
-SELECT t.run_id, t.grader, t.item_id, g.breakdown,
-       coalesce(k.key, 'UnKnown')           AS key,
-       t.is_right AND k.key IS NOT NULL     AS counted_right,
-       t.is_right
+SELECT t.*,
+       coalesce(ks.key, 'UnKnown') AS subject_key, ks.key IS NOT NULL AS subject_known,
+       coalesce(kg.key, 'UnKnown') AS grade_key,   kg.key IS NOT NULL AS grade_known,
+       coalesce(kq.key, 'UnKnown') AS type_key,    kq.key IS NOT NULL AS type_known
 FROM typed t
-CROSS JOIN LATERAL (VALUES ('subject', t.category),          -- each answer in each breakdown
-                           ('grade_id', CAST(t.grade_id AS VARCHAR)),
-                           ('question_type', t.question_type)) AS g(breakdown, label)
-LEFT JOIN cmmath_official_keys k ON k.breakdown = g.breakdown AND k.key = g.label;
+LEFT JOIN cmmath_official_keys ks ON ks.breakdown = 'subject' AND ks.key = t.category
+LEFT JOIN cmmath_official_keys kg ON kg.breakdown = 'grade_id'
+                                 AND kg.key = CAST(t.grade_id AS VARCHAR)
+LEFT JOIN cmmath_official_keys kq ON kq.breakdown = 'question_type' AND kq.key = t.question_type;
+
+-- The same, one row per answer and breakdown, and whether their script counts it right there.
+CREATE OR REPLACE MACRO cmmath_official_answers_of(runs) AS TABLE
+SELECT o.run_id, o.grader, o.item_id, g.breakdown, g.key,
+       o.is_right AND g.known               AS counted_right,
+       o.is_right
+FROM cmmath_official_groups_of(runs) o
+CROSS JOIN LATERAL (VALUES ('subject', o.subject_key, o.subject_known),
+                           ('grade_id', o.grade_key, o.grade_known),
+                           ('question_type', o.type_key, o.type_known)) AS g(breakdown, key, known);
 
 CREATE OR REPLACE VIEW cmmath_official_answers AS
 FROM cmmath_official_answers_of('run_data');

@@ -13,23 +13,27 @@
 --               the authors': official:<breakdown>:<group> (subject, grade_id, question_type, as
 --               cmmath_official_answers assigns them, num = what their script counts right);
 --               official_point:<point> (the one point their SSR counts the question toward).
+-- One pass over the answers (cmmath_official_groups_of): each answer's cells in a list, unnested
+-- with the num of each (the paper's cells and official_point count it right as graded, the
+-- authors' groups only where their dicts name the group), so the answers are computed once.
 CREATE OR REPLACE VIEW cmmath_figure_units AS
+WITH answer_cells AS (
+    SELECT o.run_id, o.grader, o.item_id,
+           ['official:subject:' || o.subject_key, 'official:grade_id:' || o.grade_key,
+            'official:question_type:' || o.type_key,
+            'all', 'type:' || o.answer_type, 'grade:' || o.grade_group, 'subject:' || o.category]
+           || coalesce(p.cells, [])
+           || CASE WHEN o.official_point IS NOT NULL
+                   THEN ['official_point:' || o.official_point] ELSE [] END        AS cells,
+           o.is_right, [o.is_right AND o.subject_known, o.is_right AND o.grade_known,
+                        o.is_right AND o.type_known]                              AS official_nums
+    FROM cmmath_official_groups_of('run_data') o
+    LEFT JOIN (SELECT item_id, list('point:' || point) AS cells
+               FROM cmmath_item_points GROUP BY item_id) p ON p.item_id = o.item_id
+)
 SELECT run_id, grader, item_id AS unit, item_id AS item,
-       unnest(['all', 'type:' || answer_type, 'grade:' || grade_group,
-               'subject:' || category]) AS cell,
-       coalesce(correct, false)::DOUBLE AS num, 1.0::DOUBLE AS den
-FROM cmmath_answers
-UNION ALL
-SELECT a.run_id, a.grader, a.item_id, a.item_id, 'point:' || p.point,
-       coalesce(a.correct, false)::DOUBLE, 1.0
-FROM cmmath_answers a
-JOIN cmmath_item_points p ON p.item_id = a.item_id
-UNION ALL
-SELECT run_id, grader, item_id, item_id, 'official:' || breakdown || ':' || key,
-       counted_right::DOUBLE, 1.0
-FROM cmmath_official_answers
-UNION ALL
-SELECT run_id, grader, item_id, item_id, 'official_point:' || official_point,
-       coalesce(correct, false)::DOUBLE, 1.0
-FROM cmmath_answers
-WHERE official_point IS NOT NULL;
+       unnest(cells)                                                               AS cell,
+       unnest(official_nums::DOUBLE[]
+              || list_resize([]::DOUBLE[], len(cells) - 3, is_right::DOUBLE))     AS num,
+       1.0::DOUBLE                                                                 AS den
+FROM answer_cells;

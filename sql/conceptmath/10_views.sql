@@ -1,25 +1,18 @@
 -- ConceptMath (Wu et al. 2024). Layer 2: verdicts joined to the concept hierarchy;
 -- layer 3: the paper's figures, each written as the paper defines it.
 --
--- Items: group_id = the system (element_en, element_zh, middle_en, middle_zh); the payload keeps
--- the row's cate0, cate1, cate2 (levels 1..3 of the hierarchy). Concept names are the authors'
+-- Items: conceptmath_items (05_items.sql) holds each problem's system (element_en, element_zh,
+-- middle_en, middle_zh) and its cate0, cate1, cate2 (levels 1..3 of the hierarchy, from the
+-- data row as `items.payload` keeps it). Concept names are the authors'
 -- paths 'cate0', 'cate0/cate1', 'cate0/cate1/cate2', built from the three fields (a cate2 may
 -- itself hold '/', e.g. 'mode/mean/median/range', so a path is never split).
 
 -- One row per graded problem, with its system and its place in the hierarchy, for a set of runs
 -- (sql/core/10_current.sql: `runs` names run_data or live_run_spans).
--- (Each item's payload is read once, for the three fields together.)
 CREATE OR REPLACE MACRO conceptmath_item_verdicts_of(runs) AS TABLE
-SELECT iv.run_id, iv.grader, iv.item_id,
-       i.system,
-       i.cates[1]                          AS cate0,
-       i.cates[2]                          AS cate1,
-       i.cates[3]                          AS cate2,
-       iv.correct
+SELECT iv.run_id, iv.grader, iv.item_id, i.system, i.cate0, i.cate1, i.cate2, iv.correct
 FROM item_verdicts_of(runs) iv
-JOIN (SELECT item_id, group_id AS system,
-             json_extract_string(payload, ['cate0', 'cate1', 'cate2']) AS cates
-      FROM items WHERE benchmark = 'conceptmath') i ON i.item_id = iv.item_id
+JOIN conceptmath_items i ON i.item_id = iv.item_id
 WHERE iv.benchmark = 'conceptmath';
 
 CREATE OR REPLACE VIEW conceptmath_item_verdicts AS

@@ -4,11 +4,9 @@
 
 -- The items a probe run covers, with their system and concept path (levels 1..3).
 CREATE OR REPLACE VIEW conceptmath_probe_items AS
-SELECT r.run_id, i.item_id, i.system, i.cates[1] AS cate0, i.cates[2] AS cate1, i.cates[3] AS cate2
+SELECT r.run_id, i.item_id, i.system, i.cate0, i.cate1, i.cate2
 FROM runs r
-JOIN (SELECT benchmark, item_id, group_id AS system,
-             json_extract_string(payload, ['cate0', 'cate1', 'cate2']) AS cates
-      FROM items WHERE benchmark = 'conceptmath') i ON i.benchmark = r.benchmark
+CROSS JOIN conceptmath_items i
 WHERE r.benchmark = 'conceptmath';
 
 -- conceptmath_mink_items stored per probe run (see below); rows of exactly its live macro.

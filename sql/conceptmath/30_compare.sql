@@ -22,14 +22,13 @@ SELECT run_id, grader, item_id AS unit, item_id AS item,
        num, 1.0::DOUBLE AS den
 FROM graded
 UNION ALL
-SELECT s.run_id, NULL, s.item_id, s.item_id,
-       CASE s.probe WHEN 'rouge_l' THEN 'rouge:' ELSE 'mrr:' END || p.system, s.score, 1.0
+SELECT s.run_id, NULL, s.item_id, s.item_id,                -- a rank counts twice: mrr, top1
+       unnest(CASE s.probe WHEN 'rouge_l' THEN ['rouge:' || p.system]
+                           ELSE ['mrr:' || p.system, 'top1:' || p.system] END),
+       unnest(CASE s.probe WHEN 'rouge_l' THEN [s.score]
+                           ELSE [s.score, (s.score = 1.0)::DOUBLE] END), 1.0
 FROM probe_scores s JOIN conceptmath_probe_items p USING (run_id, item_id)
 WHERE s.probe IN ('rouge_l', 'reciprocal_rank')
-UNION ALL
-SELECT s.run_id, NULL, s.item_id, s.item_id, 'top1:' || p.system, (s.score = 1.0)::DOUBLE, 1.0
-FROM probe_scores s JOIN conceptmath_probe_items p USING (run_id, item_id)
-WHERE s.probe = 'reciprocal_rank'
 UNION ALL
 SELECT m.run_id, NULL, m.item_id, m.item_id,
        unnest(['mink:' || p.system, 'mink_prob:' || p.system]),

@@ -159,3 +159,10 @@ COMMENT ON COLUMN contamination_mink_concept_stored.concept IS 'The concept path
 COMMENT ON COLUMN contamination_mink_concept_stored.n IS 'Questions scored under it.';
 COMMENT ON COLUMN contamination_mink_concept_stored.min_k IS 'Mean MIN-K% as a mean log-probability.';
 COMMENT ON COLUMN contamination_mink_concept_stored.min_k_prob IS 'Mean MIN-K% on the probability scale.';
+
+COMMENT ON TABLE conceptmath_items IS 'ConceptMath: one row per problem of the four systems with the labels its figures group by (loaded from the data directory; a store made before the table: from items.payload).';
+COMMENT ON COLUMN conceptmath_items.item_id IS 'The problem (items.item_id).';
+COMMENT ON COLUMN conceptmath_items.system IS 'element_en | element_zh | middle_en | middle_zh (items.group_id)';
+COMMENT ON COLUMN conceptmath_items.cate0 IS 'Level 1 of its concept path (the data row''s cate0).';
+COMMENT ON COLUMN conceptmath_items.cate1 IS 'Level 2 (cate1).';
+COMMENT ON COLUMN conceptmath_items.cate2 IS 'Level 3 (cate2; may itself hold ''/'').';

@@ -12,7 +12,7 @@ from __future__ import annotations
 
 from tasks.benchmarks.conceptmath._compare import ConceptMathComparison
 from tasks.benchmarks.conceptmath._data import (NAME, STRATA, SYSTEMS, Dataset, concept_path,
-                                                language, load, strata)
+                                                language, load, reference_tables, strata)
 from tasks.benchmarks.conceptmath._grading import GRADERS, grade
 from tasks.benchmarks.conceptmath import _probes as probes
 from tasks.benchmarks.conceptmath._probes import PROBE_OBJECTS
@@ -40,6 +40,7 @@ class ConceptMath(Benchmark):
 
     load = staticmethod(load)
     strata = staticmethod(strata)
+    reference_tables = staticmethod(reference_tables)
     prompt = staticmethod(build_prompt)
     grade = staticmethod(grade)
     read_official_results = staticmethod(read_official_results)

@@ -116,6 +116,17 @@ def load_system(data_dir: Path, system: str) -> list[Item]:
     return items
 
 
+def reference_tables(dataset: Dataset) -> dict[str, dict[str, tuple[str, list]]]:
+    """The table the views join against: each problem's system and concept levels as columns
+    (sql/conceptmath/05_items.sql), so no view reads the JSON payloads."""
+    its = dataset.items
+    return {"conceptmath_items": {
+        "item_id": ("VARCHAR", [i.item_id for i in its]),
+        "system": ("VARCHAR", [i.group_id for i in its]),
+        **{c: ("VARCHAR", [i.payload[c] for i in its]) for c in ("cate0", "cate1", "cate2")},
+    }}
+
+
 def load_fewshot(data_dir: Path) -> tuple[dict[str, tuple[tuple[str, str], ...]], Path]:
     """The authors' few-shot chats: system -> (user, assistant) turn pairs, checked turn by turn
     (5 pairs, roles alternating from `user`, non-empty texts kept exactly as published)."""

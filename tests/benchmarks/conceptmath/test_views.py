@@ -4,6 +4,7 @@ hand-computed."""
 import json
 from pathlib import Path
 
+import duckdb
 import pytest
 
 from tasks import reports
@@ -256,3 +257,26 @@ def test_table2_row_and_report(tmp_path, db):
         assert "Table 2" in text and "Elementary-EN" in text and "grader official" in text
     strict = reports.build(store, "zs-new", "strict")
     assert strict["grader"] == "strict" and strict["accuracy"]["systems"]["element_en"]["n"] == 2
+
+
+def test_a_store_made_before_the_labels_table_keeps_its_figures(hand_made):
+    """The views read each problem's system and concept levels from conceptmath_items. A store
+    written before that table existed (its problems' labels only in their JSON payloads) gets
+    the table when this version opens it, and every figure stays what it was."""
+    store, _, _ = hand_made
+    views = ("conceptmath_accuracy", "conceptmath_concept_accuracy", "conceptmath_figure_units")
+    want = {v: store.query(f"SELECT * FROM {v} ORDER BY ALL") for v in views}
+    labels = store.query("SELECT * FROM conceptmath_items ORDER BY ALL")
+    assert len(labels) == 9 and ("element_en/4", "element_en", "A", "b", "mode/mean") in labels
+    path = store.path
+    store.close()
+    con = duckdb.connect(str(path))            # what an older mathprobe leaves
+    con.execute("DROP TABLE conceptmath_items")
+    con.execute("UPDATE store_meta SET value = 'an older version' WHERE key = 'sql_layer'")
+    con.close()
+    reopened = Store(path)
+    try:
+        assert reopened.query("SELECT * FROM conceptmath_items ORDER BY ALL") == labels
+        assert {v: reopened.query(f"SELECT * FROM {v} ORDER BY ALL") for v in views} == want
+    finally:
+        reopened.close()
