@@ -72,7 +72,8 @@ class GlobalSlots:
     all workers holds as before.
 
     Slots go back to the server when the last batch of requests of this process ends (`batch`,
-    on every exit path; a request cancelled while asking hands a slot granted meanwhile on),
+    on every exit path, which ends once they are back; a request cancelled while asking hands
+    a slot granted meanwhile on, or back when no batch runs, and stops asking),
     and a slot held longer than HOLD_S goes back when its request ends, this process asking
     again only after one poll interval, so workers waiting on a full limit get their turn
     during a long run. A killed process's leases lapse LEASE_S after their last renewal. Used
@@ -90,6 +91,21 @@ class GlobalSlots:
         self._retry_at = 0.0
         self._changed = asyncio.Event()
         self._renewer: asyncio.Task | None = None
+        self._talking: set[asyncio.Future] = set()   # asks and give-backs under way
+
+    def _track(self, fut: asyncio.Future) -> asyncio.Future:
+        """Keep a reference to work that outlives its caller (the loop holds tasks weakly)
+        until it ends, for `settled`."""
+        self._talking.add(fut)
+        fut.add_done_callback(self._talking.discard)
+        return fut
+
+    async def settled(self) -> None:
+        """While no batch runs: until no ask for a slot is under way and every slot given back
+        has reached the server (a request cancelled while asking leaves its ask running, and
+        a slot the server grants it then goes straight back)."""
+        while self._talking and self._batches == 0:
+            await asyncio.gather(*self._talking, return_exceptions=True)
 
     @property
     def held(self) -> int:
@@ -107,6 +123,7 @@ class GlobalSlots:
             if self._batches == 0:
                 idle, self._idle = self._idle, []
                 await self._give_back(idle)
+                await self.settled()             # a cancelled request's ask, too
 
     async def __aenter__(self) -> "GlobalSlots":
         self._lent[asyncio.current_task()] = await self._take()
@@ -140,7 +157,7 @@ class GlobalSlots:
             now = time.monotonic()
             if not self._asking and now >= self._retry_at:
                 self._asking = True
-                asking = asyncio.ensure_future(self._lease(wait=self.held == 0))
+                asking = self._track(asyncio.ensure_future(self._lease(wait=self.held == 0)))
                 asking.add_done_callback(self._asked)
                 try:      # a cancelled request does not lose a slot the server then grants
                     lease = await asyncio.shield(asking)
@@ -168,7 +185,7 @@ class GlobalSlots:
             self._idle.append(asking.result())
             self._wake()
         else:
-            asyncio.ensure_future(self._give_back([asking.result()]))
+            self._track(asyncio.ensure_future(self._give_back([asking.result()])))
 
     async def _lease(self, wait: bool) -> _Lease | None:
         """One more slot from the server; when it is full, None (wait=False) or ask again
@@ -189,6 +206,8 @@ class GlobalSlots:
                         self._retry_at = time.monotonic() + pause
                         return None
                     await asyncio.sleep(pause)
+                    if self._batches == 0:   # the batch ended meanwhile (cancelled): no one
+                        return None          # waits for this slot, and none is taken
                     continue
                 body = response.json()
                 self.leased += 1
@@ -235,7 +254,7 @@ class GlobalSlots:
                     except Exception as exc:       # it lapses by itself after LEASE_S
                         log.warning("could not release a slot of %s: %s", self.name, exc)
 
-        await asyncio.shield(asyncio.ensure_future(release()))
+        await asyncio.shield(self._track(asyncio.ensure_future(release())))
 
 
 async def global_slot(kind: str) -> GlobalSlots | None:
