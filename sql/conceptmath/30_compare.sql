@@ -10,11 +10,13 @@
 --               probe runs (grader NULL: no grader decides them): rouge:<system> (Rouge-L F),
 --               mink:<system> (MIN-K% as a mean log-probability), mink_prob:<system>,
 --               mrr:<system> (reciprocal rank), top1:<system>.
-CREATE OR REPLACE VIEW conceptmath_figure_units AS
+-- For a set of runs (sql/core/10_current.sql: `runs` names run_data or live_run_spans; a run
+-- whose span is empty there is stored, not live).
+CREATE OR REPLACE MACRO conceptmath_figure_units_of(runs) AS TABLE
 WITH graded AS (
     SELECT run_id, grader, item_id, system, correct::DOUBLE AS num,
            cate0 AS c1, cate0 || '/' || cate1 AS c2, cate0 || '/' || cate1 || '/' || cate2 AS c3
-    FROM conceptmath_item_verdicts
+    FROM conceptmath_item_verdicts_of(runs)
 )
 SELECT run_id, grader, item_id AS unit, item_id AS item,
        unnest(['all', 'system:' || system, 'L1:' || system || ':' || c1,
@@ -27,10 +29,26 @@ SELECT s.run_id, NULL, s.item_id, s.item_id,                -- a rank counts twi
                            ELSE ['mrr:' || p.system, 'top1:' || p.system] END),
        unnest(CASE s.probe WHEN 'rouge_l' THEN [s.score]
                            ELSE [s.score, (s.score = 1.0)::DOUBLE] END), 1.0
-FROM probe_scores s JOIN conceptmath_probe_items p USING (run_id, item_id)
+FROM probe_scores s
+JOIN query_table(runs) d ON d.run_id = s.run_id AND d.first_response_id <= d.last_response_id
+JOIN conceptmath_probe_items p ON p.run_id = s.run_id AND p.item_id = s.item_id
 WHERE s.probe IN ('rouge_l', 'reciprocal_rank')
 UNION ALL
 SELECT m.run_id, NULL, m.item_id, m.item_id,
        unnest(['mink:' || p.system, 'mink_prob:' || p.system]),
        unnest([m.min_k, m.min_k_prob]), 1.0
-FROM conceptmath_mink_items m JOIN conceptmath_probe_items p USING (run_id, item_id);
+FROM conceptmath_mink_items_of(runs) m
+JOIN conceptmath_probe_items p ON p.run_id = m.run_id AND p.item_id = m.item_id;
+
+-- Stored per run when its grading, judging, import or probe finishes (tasks/store/run_data.py):
+-- a run's 40,000 rows read, not rebuilt from its verdicts, by compare and the HTML report.
+CREATE TABLE IF NOT EXISTS conceptmath_figure_units_stored (
+    run_id VARCHAR, grader VARCHAR, unit VARCHAR, item VARCHAR, cell VARCHAR,
+    num DOUBLE, den DOUBLE
+);
+
+CREATE OR REPLACE VIEW conceptmath_figure_units AS
+FROM conceptmath_figure_units_stored
+WHERE run_id IN (SELECT run_id FROM stored_runs)
+UNION ALL
+FROM conceptmath_figure_units_of('live_run_spans');

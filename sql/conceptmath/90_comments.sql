@@ -166,3 +166,12 @@ COMMENT ON COLUMN conceptmath_items.system IS 'element_en | element_zh | middle_
 COMMENT ON COLUMN conceptmath_items.cate0 IS 'Level 1 of its concept path (the data row''s cate0).';
 COMMENT ON COLUMN conceptmath_items.cate1 IS 'Level 2 (cate1).';
 COMMENT ON COLUMN conceptmath_items.cate2 IS 'Level 3 (cate2; may itself hold ''/'').';
+
+COMMENT ON TABLE conceptmath_figure_units_stored IS 'conceptmath_figure_units stored per run when its grading, judging, import or probe finished; shown only while the run''s data version is the stored one (stored_runs), else computed live.';
+COMMENT ON COLUMN conceptmath_figure_units_stored.run_id IS 'The run (runs.run_id).';
+COMMENT ON COLUMN conceptmath_figure_units_stored.grader IS 'The grader of the verdicts; NULL for a probe''s score.';
+COMMENT ON COLUMN conceptmath_figure_units_stored.unit IS 'The resampled unit: the problem.';
+COMMENT ON COLUMN conceptmath_figure_units_stored.item IS 'The paired unit of a McNemar test: the problem.';
+COMMENT ON COLUMN conceptmath_figure_units_stored.cell IS 'The figure''s cell (see conceptmath_figure_units).';
+COMMENT ON COLUMN conceptmath_figure_units_stored.num IS 'What the unit adds to the figure''s numerator.';
+COMMENT ON COLUMN conceptmath_figure_units_stored.den IS 'What the unit adds to the figure''s denominator.';

@@ -198,12 +198,16 @@ def test_min_k_of_a_probe_run_is_stored_and_follows_a_retry(tmp_path, data_dir):
         want = s.query("SELECT * FROM conceptmath_mink_items_of('run_data') ORDER BY ALL")
         assert s.query(rows) == want and len(want) == len(ids) - 1
         concepts = {v: f"SELECT * FROM {v} WHERE run_id = 'mink' ORDER BY ALL"
-                    for v in ("contamination_mink_concept", "contamination_rouge_concept")}
+                    for v in ("contamination_mink_concept", "contamination_rouge_concept",
+                              "conceptmath_figure_units")}
 
         def live_concepts() -> dict[str, list[tuple]]:
             return {v: s.query(f"SELECT * FROM {v}_of('run_data') ORDER BY ALL") for v in concepts}
         assert {v: s.query(q) for v, q in concepts.items()} == live_concepts()
         assert s.query("SELECT count(*) FROM contamination_rouge_concept_stored")[0][0] > 0
+        # compare's units of the probe run: each question's rouge, mink and mink_prob once
+        assert s.query("SELECT count(*) FROM conceptmath_figure_units_stored")[0][0] == \
+            3 * (len(ids) - 1)
         (n_before,), = s.query("SELECT sum(n) FROM contamination_mink WHERE run_id = 'mink'")
         s.append_responses("mink", [answer(99, ids[-1])])               # --retry-failed
         assert not stored(s, "mink")
@@ -223,6 +227,7 @@ def test_min_k_of_a_probe_run_is_stored_and_follows_a_retry(tmp_path, data_dir):
 # built on a stored one), and the grader whose verdicts the test flips.
 STORED_ELSEWHERE = {
     "conceptmath": ({"conceptmath_concept_accuracy": "conceptmath_concept_accuracy_of",
+                     "conceptmath_figure_units": "conceptmath_figure_units_of",
                      "conceptmath_unmastered": None}, "official"),
     "cmmath": ({"cmmath_official_scores": "cmmath_official_scores_of"}, "rules"),
 }
@@ -231,9 +236,9 @@ STORED_ELSEWHERE = {
 @pytest.mark.parametrize("benchmark", sorted(STORED_ELSEWHERE))
 def test_stored_figures_of_other_benchmarks_equal_live_ones_and_follow_new_verdicts(
         benchmark, tmp_path, data_dir):
-    """ConceptMath's per-concept accuracy (and the unmastered ranking built on it) and CMMaTH's
-    official scores are stored when a run's grading finishes: the same rows as computed from
-    the verdicts, and new verdicts are the figures at once."""
+    """ConceptMath's per-concept accuracy (and the unmastered ranking built on it) and its
+    units for compare, and CMMaTH's official scores are stored when a run's grading finishes:
+    the same rows as computed from the verdicts, and new verdicts are the figures at once."""
     views, grader = STORED_ELSEWHERE[benchmark]
     bench = registry.get(benchmark)
     s = Store(tmp_path / "c.duckdb")
