@@ -10,6 +10,7 @@ if it had been entered there; it is left in the thread that entered it (its sett
 belong to that thread's context)."""
 from __future__ import annotations
 
+import logging
 import threading
 from collections.abc import Iterator
 from contextlib import contextmanager
@@ -34,10 +35,34 @@ def _hold() -> None:
         _ready.set()
 
 
+class _LoggerDict(dict):
+    """logging's name -> logger dict, iterated over a snapshot. pytest (9.2,
+    `catching_logs.__enter__`, at every test's set-up) walks `loggerDict.values()` without
+    logging's lock; the harness thread creates loggers (`getLogger`, under the lock) while it
+    starts, and once made a test's set-up fail with "dictionary changed size during
+    iteration". A copy of the values is taken in one step under the GIL."""
+
+    def values(self):
+        return list(super().values())
+
+    def items(self):
+        return list(super().items())
+
+    def keys(self):
+        return list(super().keys())
+
+    def __iter__(self):
+        return iter(list(super().keys()))
+
+
 def start() -> None:
     """Start entering the harness in the background (once a session)."""
     global _thread
     if _thread is None:
+        manager = logging.Logger.manager
+        with logging._lock:         # noqa: SLF001 - the lock getLogger takes
+            if not isinstance(manager.loggerDict, _LoggerDict):
+                manager.loggerDict = _LoggerDict(manager.loggerDict)
         _thread = threading.Thread(target=_hold, name="prefect-harness", daemon=True)
         _thread.start()
 
