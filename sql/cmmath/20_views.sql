@@ -47,7 +47,7 @@ SELECT a.run_id, g.grader, a.item_id,
        v.correct, v.extracted
 FROM cmmath_answer_ids_of(runs) a
 JOIN (SELECT v.run_id, v.grader                 -- every grader with a verdict on an answer
-      FROM verdicts_of(runs) v
+      FROM verdicts v
       JOIN cmmath_answer_ids_of(runs) a
         ON a.run_id = v.run_id AND a.item_id = v.item_id AND a.answer_id = v.response_id
       UNION
@@ -55,7 +55,7 @@ JOIN (SELECT v.run_id, v.grader                 -- every grader with a verdict o
       WHERE benchmark = 'cmmath' AND setting NOT IN ('judge', 'judge-audit')) g
   ON g.run_id = a.run_id
 JOIN cmmath_items ci ON ci.item_id = a.item_id
-LEFT JOIN verdicts_of(runs) v
+LEFT JOIN verdicts v
        ON v.run_id = a.run_id AND v.item_id = a.item_id AND v.grader = g.grader
       AND v.response_id = a.answer_id;
 

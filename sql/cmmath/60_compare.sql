@@ -15,8 +15,9 @@
 --               official_point:<point> (the one point their SSR counts the question toward).
 -- One pass over the answers (cmmath_official_groups_of): each answer's cells in a list, unnested
 -- with the num of each (the paper's cells and official_point count it right as graded, the
--- authors' groups only where their dicts name the group), so the answers are computed once.
-CREATE OR REPLACE VIEW cmmath_figure_units AS
+-- authors' groups only where their dicts name the group), so the answers are computed once;
+-- for a set of runs (sql/core/10_current.sql: run_data or live_run_spans).
+CREATE OR REPLACE MACRO cmmath_figure_units_of(runs) AS TABLE
 WITH answer_cells AS (
     SELECT o.run_id, o.grader, o.item_id,
            ['official:subject:' || o.subject_key, 'official:grade_id:' || o.grade_key,
@@ -27,7 +28,7 @@ WITH answer_cells AS (
                    THEN ['official_point:' || o.official_point] ELSE [] END        AS cells,
            o.is_right, [o.is_right AND o.subject_known, o.is_right AND o.grade_known,
                         o.is_right AND o.type_known]                              AS official_nums
-    FROM cmmath_official_groups_of('run_data') o
+    FROM cmmath_official_groups_of(runs) o
     LEFT JOIN (SELECT item_id, list('point:' || point) AS cells
                FROM cmmath_item_points GROUP BY item_id) p ON p.item_id = o.item_id
 )
@@ -37,3 +38,16 @@ SELECT run_id, grader, item_id AS unit, item_id AS item,
               || list_resize([]::DOUBLE[], len(cells) - 3, is_right::DOUBLE))     AS num,
        1.0::DOUBLE                                                                 AS den
 FROM answer_cells;
+
+-- Stored per run when its grading, judging or import finishes (tasks/store/run_data.py): a
+-- run's 20,000 rows read, not rebuilt from its answers, by compare and the HTML report.
+CREATE TABLE IF NOT EXISTS cmmath_figure_units_stored (
+    run_id VARCHAR, grader VARCHAR, unit VARCHAR, item VARCHAR, cell VARCHAR,
+    num DOUBLE, den DOUBLE
+);
+
+CREATE OR REPLACE VIEW cmmath_figure_units AS
+FROM cmmath_figure_units_stored
+WHERE run_id IN (SELECT run_id FROM stored_runs)
+UNION ALL
+FROM cmmath_figure_units_of('live_run_spans');

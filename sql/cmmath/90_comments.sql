@@ -92,3 +92,12 @@ COMMENT ON COLUMN cmmath_official_scores_stored.n IS 'Answers in the group.';
 COMMENT ON COLUMN cmmath_official_scores_stored.correct IS 'Answers their script counts right.';
 COMMENT ON COLUMN cmmath_official_scores_stored.score IS 'Their score, rounded as Python''s round(x, 1).';
 COMMENT ON COLUMN cmmath_official_answers.is_right IS 'the grader''s verdict is TRUE (undecided: not right), in whichever group; their overall score counts these';
+
+COMMENT ON TABLE cmmath_figure_units_stored IS 'cmmath_figure_units stored per run when its grading, judging or import finished; shown only while the run''s data version is the stored one (stored_runs), else computed live.';
+COMMENT ON COLUMN cmmath_figure_units_stored.run_id IS 'The run (runs.run_id).';
+COMMENT ON COLUMN cmmath_figure_units_stored.grader IS 'The grader of the verdicts.';
+COMMENT ON COLUMN cmmath_figure_units_stored.unit IS 'The resampled unit: the question.';
+COMMENT ON COLUMN cmmath_figure_units_stored.item IS 'The paired unit of a McNemar test: the question.';
+COMMENT ON COLUMN cmmath_figure_units_stored.cell IS 'The figure''s cell (see cmmath_figure_units).';
+COMMENT ON COLUMN cmmath_figure_units_stored.num IS 'What the unit adds to the figure''s numerator.';
+COMMENT ON COLUMN cmmath_figure_units_stored.den IS 'What the unit adds to the figure''s denominator.';

@@ -58,10 +58,9 @@ COMMENT ON COLUMN current_response_ids.item_id IS 'The item (items.item_id).';
 COMMENT ON COLUMN current_response_ids.answer_id IS 'The newest response with an answer (ok, refused, missing); NULL when every call failed so far.';
 COMMENT ON COLUMN current_response_ids.last_id IS 'The newest response of any status.';
 
--- (Both scans of `responses` read only the runs' spans: the ids' grouping, and this join.)
 CREATE OR REPLACE MACRO current_responses_of(runs) AS TABLE
 SELECT r.*
-FROM responses_of(runs) r
+FROM responses r
 JOIN current_response_ids_of(runs) k
   ON k.run_id = r.run_id AND k.item_id = r.item_id
  AND r.response_id = coalesce(k.answer_id, k.last_id);
@@ -69,24 +68,13 @@ JOIN current_response_ids_of(runs) k
 CREATE OR REPLACE VIEW current_responses AS
 FROM current_responses_of('run_data');
 
--- The verdicts of the runs, read within each run's span of response ids like responses_of: a
--- verdict grades a response of its own run, so the span holds every verdict a figure can use,
--- and a scan of `verdicts` for one run reads that span's row groups (joined on the response's
--- id alone, DuckDB cannot always carry a run's ids over to `verdicts`, e.g. where no answer is
--- live, and would read every run's verdicts).
-CREATE OR REPLACE MACRO verdicts_of(runs) AS TABLE
-SELECT v.*
-FROM verdicts v
-JOIN query_table(runs) d
-  ON d.run_id = v.run_id AND v.response_id BETWEEN d.first_response_id AND d.last_response_id;
-
 -- One verdict per (run, item, grader), only where it grades the response that counts, so a
 -- verdict on a superseded response never reaches a metric. Failed calls (`infra_failed`) have
 -- no verdict: they are never scored as wrong answers. A refusal is the model's answer: wrong.
 -- (The response that counts is an answer exactly when the item has one: answer_id.)
 CREATE OR REPLACE MACRO item_verdicts_of(runs) AS TABLE
 SELECT v.run_id, r.benchmark, v.item_id, v.grader, v.correct, v.extracted, v.response_id
-FROM verdicts_of(runs) v
+FROM verdicts v
 JOIN current_response_ids_of(runs) k
   ON k.run_id = v.run_id AND k.item_id = v.item_id AND k.answer_id = v.response_id
 JOIN runs r ON r.run_id = v.run_id;

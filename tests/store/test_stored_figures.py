@@ -229,7 +229,8 @@ STORED_ELSEWHERE = {
     "conceptmath": ({"conceptmath_concept_accuracy": "conceptmath_concept_accuracy_of",
                      "conceptmath_figure_units": "conceptmath_figure_units_of",
                      "conceptmath_unmastered": None}, "official"),
-    "cmmath": ({"cmmath_official_scores": "cmmath_official_scores_of"}, "rules"),
+    "cmmath": ({"cmmath_official_scores": "cmmath_official_scores_of",
+                "cmmath_figure_units": "cmmath_figure_units_of"}, "rules"),
 }
 
 
@@ -237,8 +238,9 @@ STORED_ELSEWHERE = {
 def test_stored_figures_of_other_benchmarks_equal_live_ones_and_follow_new_verdicts(
         benchmark, tmp_path, data_dir):
     """ConceptMath's per-concept accuracy (and the unmastered ranking built on it) and its
-    units for compare, and CMMaTH's official scores are stored when a run's grading finishes:
-    the same rows as computed from the verdicts, and new verdicts are the figures at once."""
+    units for compare, and CMMaTH's official scores and units, are stored when a run's grading
+    finishes: the same rows as computed from the verdicts, and new verdicts are the figures at
+    once."""
     views, grader = STORED_ELSEWHERE[benchmark]
     bench = registry.get(benchmark)
     s = Store(tmp_path / "c.duckdb")
