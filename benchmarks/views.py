@@ -282,10 +282,11 @@ def compare_with(db: Path, live: Path, ref: str, repeat: int
                  ) -> tuple[list[str], dict[str, tuple[float, float]]]:
     """Views whose full output differs between `ref`'s SQL and this checkout's (with figures
     stored, or all computed live), and the time of each view for all runs under `ref` and under
-    this checkout with no stored figure (seconds)."""
+    this checkout, both with no stored figure (seconds): `ref` runs on a copy of the live store,
+    so a view it stores is compared computed, like this checkout's."""
     with tempfile.TemporaryDirectory() as tmp:
         old = Path(tmp) / "old.duckdb"
-        shutil.copy(db, old)
+        shutil.copy(live, old)
         apply_ref_sql(old, ref)
         con = duckdb.connect(str(db), read_only=True)
         names = sorted(set(views(con)) & set(apply_ref_sql(None, ref)))   # the views both define
