@@ -363,8 +363,8 @@ def _run_all(db: Path, live: Path, data_dir: Path, args) -> dict[str, object]:
         out[f"views differing from {args.compare_ref}"] = ", ".join(differ) or "none (all equal)"
         slower = {v: t for v, t in times.items() if t[1] > 1.2 * t[0] + 0.005}
         for v, (a, b) in times.items():
-            print(f"  all runs, in duckdb {v:36s} {args.compare_ref} {a * 1000:8.1f} ms, now (live) "
-                  f"{b * 1000:8.1f} ms")
+            print(f"  all runs, in duckdb {v:36s} {args.compare_ref} {a * 1000:8.1f} ms, "
+                  f"now {b * 1000:8.1f} ms (both live)")
         out["all-runs views slower than before"] = (", ".join(
             f"{v} {a * 1000:.0f} -> {b * 1000:.0f} ms" for v, (a, b) in slower.items()) or "none")
     return out
