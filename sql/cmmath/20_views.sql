@@ -40,24 +40,24 @@ COMMENT ON COLUMN cmmath_answer_ids.answer_id IS 'the response that counts (resp
 -- that grader left the answer undecided. Judge runs (setting judge / judge-audit) hold the
 -- judge's replies, not answers: they are not here.
 -- (Written without CTEs used twice: DuckDB would compute such a CTE for every run before a
--- run filter applies; views and subqueries take the filter.)
+-- run filter applies; views and subqueries take the filter. Verdicts are found by the response
+-- they grade, not by run_id, as in item_verdicts_of.)
 CREATE OR REPLACE MACRO cmmath_answers_of(runs) AS TABLE
 SELECT a.run_id, g.grader, a.item_id,
        ci.answer_type, ci.grade_id, ci.grade_group, ci.category, ci.answer, ci.official_point,
        v.correct, v.extracted
 FROM cmmath_answer_ids_of(runs) a
-JOIN (SELECT v.run_id, v.grader                 -- every grader with a verdict on an answer
+JOIN (SELECT a.run_id, v.grader                 -- every grader with a verdict on an answer
       FROM verdicts v
       JOIN cmmath_answer_ids_of(runs) a
-        ON a.run_id = v.run_id AND a.item_id = v.item_id AND a.answer_id = v.response_id
+        ON a.item_id = v.item_id AND a.answer_id = v.response_id
       UNION
       SELECT run_id, 'rules' FROM runs
       WHERE benchmark = 'cmmath' AND setting NOT IN ('judge', 'judge-audit')) g
   ON g.run_id = a.run_id
 JOIN cmmath_items ci ON ci.item_id = a.item_id
 LEFT JOIN verdicts v
-       ON v.run_id = a.run_id AND v.item_id = a.item_id AND v.grader = g.grader
-      AND v.response_id = a.answer_id;
+       ON v.item_id = a.item_id AND v.grader = g.grader AND v.response_id = a.answer_id;
 
 CREATE OR REPLACE VIEW cmmath_answers AS
 FROM cmmath_answers_of('run_data');

@@ -104,20 +104,22 @@ SELECT run_id, grader, system, level, concept, n, accuracy,
 FROM conceptmath_concept_accuracy;
 
 -- Problems on which the two rule graders disagree, with the response they graded.
+-- (Other graders' verdicts are read and left NULL by the FILTERs rather than filtered out by
+-- grader, and the response is found by its id alone: a condition on the scans themselves would
+-- have them read through other runs' rows before a question about one run finds it has none.)
 CREATE OR REPLACE VIEW conceptmath_grader_disagreement AS
 WITH both_graders AS (   -- per graded problem, the two verdicts on the response that counts
     SELECT run_id, item_id, any_value(response_id)             AS response_id,
            bool_or(correct) FILTER (grader = 'official')       AS official,
            bool_or(correct) FILTER (grader = 'strict')         AS strict
     FROM item_verdicts
-    WHERE benchmark = 'conceptmath' AND grader IN ('official', 'strict')
+    WHERE benchmark = 'conceptmath'
     GROUP BY run_id, item_id
 )
 SELECT b.run_id, b.item_id, i.group_id AS system, b.official, b.strict, c.response
 FROM both_graders b
 JOIN items i ON i.benchmark = 'conceptmath' AND i.item_id = b.item_id
-JOIN responses c
-  ON c.run_id = b.run_id AND c.item_id = b.item_id AND c.response_id = b.response_id
+JOIN responses c ON c.item_id = b.item_id AND c.response_id = b.response_id
 WHERE b.official <> b.strict;
 
 -- Paper Table 2, one model's row: for the run `rid`, the runs of the same model on ConceptMath,

@@ -127,7 +127,11 @@ class AnswersTable:
 
     def write_verdicts(self, run_id: str, grader: str,
                        rows: Sequence[tuple[str, int, str | None, bool]]) -> None:
-        """(item_id, response_id, extracted, correct) rows; a re-grade replaces the old verdict."""
+        """(item_id, response_id, extracted, correct) rows; a re-grade replaces the old verdict.
+
+        Each row must grade a response of this run and item: the views find a verdict by its
+        response id alone (a run filter then reaches the verdicts through the responses), so a
+        verdict pointing at another run's response is refused here, not silently misfiled."""
         if not rows:
             return
         select, params = unnest({
@@ -139,6 +143,17 @@ class AnswersTable:
         params.update(run_id=run_id, grader=grader)
 
         def work(con: duckdb.DuckDBPyConnection) -> None:
+            stray = con.execute(f"""
+                SELECT s.item_id, s.response_id, r.run_id, r.item_id
+                FROM (SELECT {select}) s LEFT JOIN responses r ON r.response_id = s.response_id
+                WHERE r.run_id IS DISTINCT FROM $run_id OR r.item_id IS DISTINCT FROM s.item_id
+                LIMIT 1""", {k: v for k, v in params.items() if k != "grader"}).fetchone()
+            if stray:
+                item, rid, its_run, its_item = stray
+                raise ValueError(
+                    f"verdicts of {grader!r} for run {run_id!r}: item {item!r} names response "
+                    f"{rid}, which is " + ("no response" if its_run is None else
+                                           f"run {its_run!r}'s answer to item {its_item!r}"))
             replace_keyed(con, "verdicts", ("run_id", "item_id", "grader"), f"""
                 SELECT $run_id AS run_id, s.item_id, $grader AS grader, s.response_id,
                        s.extracted, s.correct, current_timestamp AS graded_at

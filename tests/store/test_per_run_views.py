@@ -1,9 +1,14 @@
 """A question about one run reads that run's rows only: every view with a run_id column, asked
 for one run (a report, `mathprobe sql ... WHERE run_id = ...`), scans only that run's rows of
 responses, verdicts and probe scores, on a store holding runs of all three benchmarks (with
-retried failures, probes, a judge's cascade). And the response that counts is still the newest
-answer, else the newest failure. (benchmarks/views.py compares every view's whole output with
-an earlier version's SQL on a store of a million responses.)"""
+retried failures, probes, a judge's cascade) beside a large run of other rows. And the response
+that counts is still the newest answer, else the newest failure. (benchmarks/views.py compares
+every view's whole output with an earlier version's SQL on a store of a million responses.)
+
+"Only that run's rows" allows one vector per thread: a join whose other side turns out empty
+(nothing of the run is live, or the run is of another benchmark) stops its scan after the first
+vector of rows, whatever the store holds; the large run makes any scan that does not stop, or
+is not pruned to the run, read far more than that."""
 from __future__ import annotations
 
 import json
@@ -21,6 +26,10 @@ PER_RUN_TABLES = ("responses", "verdicts", "probe_scores")
 # that model; its run_id names the run chosen, so which rows it holds depends on other runs.
 CROSS_RUN = {"conceptmath_mean_concept_runs"}
 ITEMS = 24
+# DuckDB's vector (rows a scan hands on at a time), and the threads the store is given here.
+VECTOR, THREADS = 2048, 2
+# Rows of responses, verdicts and probe scores of a run no question here asks about.
+OTHER_ROWS = 10 * VECTOR * THREADS
 
 
 def _answer(bench: str, item, right: bool) -> str:
@@ -39,6 +48,15 @@ def store(tmp_path_factory, data_dir):
     failed first and was answered on a retry, the last item only failed; ConceptMath's three
     probe runs; a judge's cascade on a CMMaTH run."""
     s = Store(tmp_path_factory.mktemp("runs") / "many.duckdb")
+    s.query(f"SET threads = {THREADS}")
+    s.start_run(RunSpec("other", "wemath", "m:9", "m", "zs", {}), OTHER_ROWS)
+    s.append_responses("other", [(f"other-{i}", "h", Completion(text="x"))
+                                 for i in range(OTHER_ROWS)])
+    s.write_verdicts("other", "rules", s.query(
+        "SELECT item_id, response_id, NULL, true FROM responses WHERE run_id = 'other'"))
+    s.write_probe_scores("other", "rouge_l", [(f"other-{i}", 0.5, None)
+                                              for i in range(OTHER_ROWS)])
+    s.finish_run("other", "completed")
     for name in ("wemath", "conceptmath", "cmmath"):
         bench = registry.get(name)
         dataset = prepare(s, bench, data_dir)
@@ -104,9 +122,9 @@ def test_every_view_asked_for_one_run_reads_only_that_runs_rows(store):
             plan = json.loads(store.query(f"EXPLAIN (ANALYZE, FORMAT JSON) SELECT * FROM {view} "
                                           "WHERE run_id = ?", [run_id])[0][1])
             for table, rows in _scans(plan, []):
-                if table in own and rows > own[table].get(run_id, 0):
+                if table in own and rows > own[table].get(run_id, 0) + VECTOR * THREADS:
                     leaks.append(f"{view} for {run_id}: {rows} rows of {table}")
-    assert len(runs) == 15
+    assert len(runs) == 16
     assert not leaks, "\n".join(leaks)
 
 
@@ -130,3 +148,16 @@ def test_the_response_that_counts_is_the_newest_answer_else_the_newest_failure(s
     statuses = {(r, i): st for r, i, st in store.query(
         "SELECT run_id, item_id, status FROM current_responses")}
     assert {statuses[k] for k in retried} == {"ok"}
+
+
+def test_a_verdict_on_another_runs_response_is_refused(store):
+    """The views find a verdict by the response it grades, so a grader that names the wrong
+    response is stopped at the write, with what it named, and nothing is written."""
+    before = store.query("SELECT count(*) FROM verdicts")
+    item, rid = store.query("SELECT item_id, response_id FROM current_responses "
+                            "WHERE run_id = 'cmmath-0' AND status = 'ok' LIMIT 1")[0]
+    with pytest.raises(ValueError, match=rf"run 'cmmath-1'.*{item}.*{rid}.*run 'cmmath-0'"):
+        store.write_verdicts("cmmath-1", "rules", [(item, rid, "A", True)])
+    with pytest.raises(ValueError, match=r"is no response"):
+        store.write_verdicts("cmmath-1", "rules", [(item, 10**12, "A", True)])
+    assert store.query("SELECT count(*) FROM verdicts") == before
