@@ -94,8 +94,9 @@ def _start_team() -> tuple[dict[str, str], FakeAPI, Path, subprocess.CompletedPr
 @pytest.hookimpl(trylast=True)              # after -k / -m deselected what they do
 def pytest_collection_modifyitems(session, config, items):
     """The team set-ups start in the background as soon as their tests are collected
-    (tests/support/early.py); the sweep starts once the team and PostgreSQL are up, and runs
-    while the tests before the team's run in this process."""
+    (tests/support/early.py); the sweep starts once the team and PostgreSQL are up, the four
+    writers (tests/team/writers.py) once the sweep ended, and both run while the tests before
+    the team's run in this process."""
     if config.option.collectonly:
         return
     if early.needed(items, "postgres"):
@@ -106,6 +107,10 @@ def pytest_collection_modifyitems(session, config, items):
         from tests.team.sweep import run_sweep
 
         early.start("sweep", run_sweep)
+    if early.needed(items, "writers"):
+        from tests.team.writers import run_writers
+
+        early.start("writers", run_writers)
 
 
 def _stop_postgres(folder: str) -> None:
@@ -133,10 +138,12 @@ def postgres():
 def team():
     """~30 s once (in the background, see tests/support/early.py): `deploy/local.sh up` as a
     user runs it (a Prefect server of its own, with the work pool, limits and deployments it
-    creates: the session's server stays free of them). The team's tests run one at a time: a
-    sweep started in the background (tests/team/sweep.py) ends before any of them begins."""
+    creates: the session's server stays free of them). The team's tests run one at a time: the
+    sweep and the four writers started in the background (tests/team/sweep.py, writers.py) end
+    before any of them begins."""
     env, api, state, up = early.take("team", _start_team)
     early.wait("sweep")
+    early.wait("writers")
     try:
         assert up.returncode == 0, up.stdout[-2000:] + up.stderr[-3000:]
         yield Team(env, api, state)

@@ -4,11 +4,14 @@ from __future__ import annotations
 import json
 import time
 
+import pytest
 from typer.testing import CliRunner
 
 from flows.cli import app
 from tasks.errors import MathprobeError
 from tasks.store import close_all, open_store
+from tests.support import early
+from tests.team.writers import LIMIT, run_writers
 
 # The views a user reads WE-MATH through, compared between the lake and a file; ORDER BY ALL
 # makes the comparison independent of row order. (item_verdicts also carries response ids,
@@ -29,20 +32,22 @@ def view_rows(db: str) -> dict[str, list[tuple]]:
         store.close()
 
 
-def test_four_writers_into_one_lake_store_each_item_exactly_once(team, postgres, tmp_path):
+@pytest.fixture(scope="module")
+def writers(team, postgres):
+    """The four writers' outcome: run in the background while earlier tests ran
+    (tests/team/writers.py); here it is waited for if it is still going."""
+    return early.take("writers", run_writers)
+
+
+def test_four_writers_into_one_lake_store_each_item_exactly_once(team, writers):
     """(a) four `mathprobe run` processes into one PostgreSQL-catalogued lake at once, two of
     them on the same run: every item stored once, and the views equal the same runs in a file.
-    (20-50 s: four processes starting Prefect at once on 2 cores is the point.)"""
-    lake = postgres.lake("lake_writers")
-    runs = ["first", "second", "shared", "shared"]
-    procs = [team.popen("run", "--benchmark", "wemath", "--model", "baseline:random",
-                        "--run-id", run_id, "--db", lake, "--data-path", str(tmp_path / "parquet"),
-                        "--limit", "60", "--json")
-             for run_id in runs]
-    for p in procs:
-        out, errs = p.communicate(timeout=150)
-        assert p.returncode == 0, errs[-3000:]
-        assert json.loads(out)["run"]["n_ok"] == 60
+    (The processes ran in the background, tests/team/writers.py: 20-50 s, four processes
+    starting Prefect at once on 2 cores being the point.)"""
+    lake = writers["lake"]
+    for code, out, errs in writers["done"]:
+        assert code == 0, errs[-3000:]
+        assert json.loads(out)["run"]["n_ok"] == LIMIT
 
     store = open_store(lake)
     try:
@@ -56,9 +61,10 @@ def test_four_writers_into_one_lake_store_each_item_exactly_once(team, postgres,
     finally:
         store.close()
 
-    copied = team.mathprobe("store", "copy", lake, str(tmp_path / "same.duckdb"))
+    same = str(writers["work"] / "same.duckdb")
+    copied = team.mathprobe("store", "copy", lake, same)
     assert copied.returncode == 0, copied.stderr
-    lake_views, file_views = view_rows(lake), view_rows(str(tmp_path / "same.duckdb"))
+    lake_views, file_views = view_rows(lake), view_rows(same)
     assert lake_views["wemath_four_dimensional"]              # not comparing nothing
     for view in VIEWS:
         assert lake_views[view] == file_views[view], view
