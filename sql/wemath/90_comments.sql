@@ -140,3 +140,12 @@ COMMENT ON COLUMN wemath_concept_accuracy_stored.concept IS 'The leaf concept.';
 COMMENT ON COLUMN wemath_concept_accuracy_stored.n IS 'One-step questions of complete problems labelled with it.';
 COMMENT ON COLUMN wemath_concept_accuracy_stored.correct IS 'Of them, answered right.';
 COMMENT ON COLUMN wemath_concept_accuracy_stored.accuracy IS 'correct / n.';
+
+COMMENT ON TABLE wemath_figure_units_stored IS 'wemath_figure_units stored per run when its grading, judging or import finished; shown only while the run''s data version is the stored one (stored_runs), else computed live.';
+COMMENT ON COLUMN wemath_figure_units_stored.run_id IS 'The run (runs.run_id).';
+COMMENT ON COLUMN wemath_figure_units_stored.grader IS 'The grader of the verdicts.';
+COMMENT ON COLUMN wemath_figure_units_stored.unit IS 'The resampled unit: the problem (ID).';
+COMMENT ON COLUMN wemath_figure_units_stored.item IS 'The paired unit of a McNemar test: the question for question figures, the problem for problem figures.';
+COMMENT ON COLUMN wemath_figure_units_stored.cell IS 'The figure''s cell (see wemath_figure_units).';
+COMMENT ON COLUMN wemath_figure_units_stored.num IS 'What the unit adds to the figure''s numerator.';
+COMMENT ON COLUMN wemath_figure_units_stored.den IS 'What the unit adds to the figure''s denominator.';

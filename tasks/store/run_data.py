@@ -94,10 +94,14 @@ def store_figures(con: duckdb.DuckDBPyConnection) -> list[str]:
     # one run: a constant filter reaches the scans (its span); several: a list
     where, params = (("run_id = $run", {"run": todo[0]}) if len(todo) == 1 else
                      ("run_id IN (SELECT unnest($runs::VARCHAR[]))", {"runs": todo}))
+    # Inserted in run order: a run's rows then sit together, so a question about one run reads
+    # only their row groups (rows of many runs inserted at once would be interleaved, and every
+    # run's question would scan them all: after a new SQL layer stores every run again).
     for view in stored_views(con):
         table = view + STORED_SUFFIX
         con.execute(f"DELETE FROM {table} WHERE {where}", params)
-        con.execute(f"INSERT INTO {table} BY NAME SELECT * FROM {view} WHERE {where}", params)
+        con.execute(f"INSERT INTO {table} BY NAME SELECT * FROM {view} WHERE {where} "
+                    "ORDER BY run_id", params)
     con.execute(f"UPDATE run_data SET figures_version = version WHERE {where}", params)
     return todo
 

@@ -16,7 +16,7 @@ from tasks.store.copy import copy_runs
 from tasks.store.location import parse
 
 FIGURES = ("wemath_four_dimensional", "wemath_step_accuracy", "wemath_concept_accuracy",
-           "wemath_category_accuracy")
+           "wemath_category_accuracy", "wemath_figure_units")
 
 
 def _answer(item, right: bool) -> str:
@@ -44,7 +44,8 @@ def live(store: Store, run_id: str) -> dict[str, list[tuple]]:
     """The same figures computed from the verdicts, whatever is stored."""
     q = {"wemath_four_dimensional": "wemath_four_dimensional_scored()",
          "wemath_step_accuracy": "wemath_step_accuracy_of('run_data')",
-         "wemath_concept_accuracy": "wemath_concept_accuracy_of('run_data')"}
+         "wemath_concept_accuracy": "wemath_concept_accuracy_of('run_data')",
+         "wemath_figure_units": "wemath_figure_units_of('run_data')"}
     out = {v: store.query(f"SELECT * FROM {m} WHERE run_id = ? ORDER BY ALL", [run_id])
            for v, m in q.items()}
     out["wemath_category_accuracy"] = figures(store, run_id)["wemath_category_accuracy"]
@@ -78,6 +79,9 @@ def test_a_finished_run_reads_stored_figures_equal_to_live_ones(store):
         assert stored(s, run_id)
         assert s.query("SELECT count(*) FROM wemath_step_accuracy_stored WHERE run_id = ?",
                        [run_id])[0][0] == 1
+        # compare's units: each complete problem's ten problem cells and its questions' cells
+        assert s.query("SELECT count(*) FROM wemath_figure_units_stored WHERE run_id = ?",
+                       [run_id])[0][0] == len(figures(s, run_id)["wemath_figure_units"]) > 5250
         assert figures(s, run_id) == live(s, run_id)
     (n,), = s.query("SELECT n FROM wemath_four_dimensional WHERE run_id = 'a' LIMIT 1")
     assert n == 525                               # every problem of testmini, complete
