@@ -140,14 +140,14 @@ class AnswersTable:
             "extracted": ("VARCHAR", [r[2] for r in rows]),
             "correct": ("BOOLEAN", [r[3] for r in rows]),
         })
-        params.update(run_id=run_id, grader=grader)
+        params["run_id"] = run_id
 
         def work(con: duckdb.DuckDBPyConnection) -> None:
             stray = con.execute(f"""
                 SELECT s.item_id, s.response_id, r.run_id, r.item_id
                 FROM (SELECT {select}) s LEFT JOIN responses r ON r.response_id = s.response_id
                 WHERE r.run_id IS DISTINCT FROM $run_id OR r.item_id IS DISTINCT FROM s.item_id
-                LIMIT 1""", {k: v for k, v in params.items() if k != "grader"}).fetchone()
+                LIMIT 1""", params).fetchone()
             if stray:
                 item, rid, its_run, its_item = stray
                 raise ValueError(
@@ -157,6 +157,6 @@ class AnswersTable:
             replace_keyed(con, "verdicts", ("run_id", "item_id", "grader"), f"""
                 SELECT $run_id AS run_id, s.item_id, $grader AS grader, s.response_id,
                        s.extracted, s.correct, current_timestamp AS graded_at
-                FROM (SELECT {select}) s""", params)
+                FROM (SELECT {select}) s""", {**params, "grader": grader})
             run_data.touch(con, run_id)
         self.write(work)

@@ -12,7 +12,7 @@ import tempfile
 from pathlib import Path
 
 from tests.support import early
-from tests.team.conftest import BIN, REPO, Postgres
+from tests.team.conftest import Postgres, Team
 
 RUNS = ("first", "second", "shared", "shared")       # two of them on the same run
 LIMIT = 60
@@ -29,12 +29,10 @@ def run_writers() -> dict:
     work = Path(tempfile.mkdtemp(prefix="mathprobe-writers-"))
     atexit.register(shutil.rmtree, work, True)
     lake = Postgres(port).lake("lake_writers")
-    procs = [subprocess.Popen([str(BIN / "mathprobe"), "run", "--benchmark", "wemath",
-                               "--model", "baseline:random", "--run-id", run_id, "--db", lake,
-                               "--data-path", str(work / "parquet"), "--limit", str(LIMIT),
-                               "--json"],
-                              env=env, cwd=REPO, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
-                              text=True)
+    team = Team(env, api, state)
+    procs = [team.popen("run", "--benchmark", "wemath", "--model", "baseline:random",
+                        "--run-id", run_id, "--db", lake, "--data-path", str(work / "parquet"),
+                        "--limit", str(LIMIT), "--json")
              for run_id in RUNS]
     done = []
     for p in procs:
