@@ -37,7 +37,7 @@ demo: $(STAMP)
 	$(BIN)/mathprobe demo
 
 test: $(STAMP) postgres chromium
-	$(BIN)/python -m pytest -q
+	$(BIN)/python -m pytest -q -n 2
 
 bench: $(STAMP) postgres
 	$(BIN)/python benchmarks/wemath_views.py

@@ -7,7 +7,9 @@ from pathlib import Path
 
 import pytest
 
-from tests.support import early, harness
+from tests.support import early, harness, workers
+from tests.support.workers import (  # noqa: F401 - xdist's hooks, in the controller
+    pytest_configure_node, pytest_xdist_make_scheduler)
 
 os.environ.setdefault("PREFECT_SERVER_ANALYTICS_ENABLED", "false")
 
@@ -68,6 +70,12 @@ def _stop_triton(made) -> None:
 # using them run after those that need none (the team's last), so that their servers had the run
 # of the others to come up.
 LATE = (("prefect_harness",), ("triton_server", "doomed_triton", "started"), ("team", "postgres"))
+# The background jobs each of those fixtures waits for (with xdist, the worker owning a job runs
+# the tests that need it once it is up: tests/support/workers.py); the team's tests begin after
+# the sweep and the writers ended (tests/team/conftest.py).
+JOBS = {"prefect_harness": ("harness",), "triton_made": ("triton",),
+        "doomed_triton": ("triton", "doomed-triton"), "started": ("mathprobe-server",),
+        "postgres": ("postgres",), "team": ("postgres", "team", "sweep", "writers")}
 
 
 def _lateness(item) -> int:
@@ -76,26 +84,37 @@ def _lateness(item) -> int:
                default=0)
 
 
+def _jobs(item) -> list[str]:
+    names = getattr(item, "fixturenames", ())
+    return list(dict.fromkeys(j for f, jobs in JOBS.items() if f in names for j in jobs))
+
+
+def pytest_configure(config):
+    workers.configure(config)
+
+
 def pytest_collection_modifyitems(session, config, items):
     """Slow servers start in the background as soon as a collected test needs them."""
     items.sort(key=_lateness)                      # stable: otherwise in the usual order
+    workers.publish({item.nodeid: jobs for item in items if (jobs := _jobs(item))})
     if config.option.collectonly:
         return
-    if early.needed(items, "prefect_harness"):
+    if early.needed(items, "prefect_harness") and workers.owns("harness"):
         harness.start()                                           # 10-25 s
     if early.needed(items, "triton_server"):
-        early.start("triton", _start_triton, _stop_triton)        # ~20 s
+        early.begin("triton", _start_triton, _stop_triton)        # ~20 s
     if early.needed(items, "doomed_triton"):
-        early.start("doomed-triton", _start_doomed, lambda srv: srv.kill())
+        early.begin("doomed-triton", _start_doomed, lambda srv: srv.kill())
     if any(getattr(getattr(item, "module", None), "__name__", "") == "tests.flows.test_server"
            and "started" in getattr(item, "fixturenames", ()) for item in items):
         from tests.flows.test_server import start_server, stop_server
 
-        early.start("mathprobe-server", start_server, stop_server)  # ~10 s
+        early.begin("mathprobe-server", start_server, stop_server)  # ~10 s
 
 
 def pytest_sessionfinish(session, exitstatus):
     early.stop_untaken()
+    workers.clean_up()
     harness.stop()
 
 

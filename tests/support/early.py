@@ -16,6 +16,8 @@ from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from typing import Any
 
+from tests.support import workers
+
 _jobs: dict[str, concurrent.futures.Future] = {}
 _stops: dict[str, Callable[[Any], None]] = {}
 _taken: set[str] = set()
@@ -26,9 +28,23 @@ def start(name: str, job: Callable[[], Any], stop: Callable[[Any], None] | None 
     """Start `job` in the background unless it was started already; `stop` cleans up its
     result if no fixture takes it."""
     if name not in _jobs:
-        _jobs[name] = _pool.submit(job)
+        _jobs[name] = _pool.submit(_announced, name, job)
         if stop is not None:
             _stops[name] = stop
+
+
+def begin(name: str, job: Callable[[], Any], stop: Callable[[Any], None] | None = None) -> None:
+    """`start`, at collection, in the process that runs the tests needing the job (with xdist,
+    the worker that owns it: tests/support/workers.py); elsewhere nothing."""
+    if workers.owns(name):
+        start(name, job, stop)
+
+
+def _announced(name: str, job: Callable[[], Any]) -> Any:
+    try:
+        return job()
+    finally:
+        workers.announce(name)
 
 
 def started(name: str) -> bool:

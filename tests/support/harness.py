@@ -15,6 +15,8 @@ import threading
 from collections.abc import Iterator
 from contextlib import contextmanager
 
+from tests.support import workers
+
 _ready = threading.Event()
 _leave = threading.Event()
 _thread: threading.Thread | None = None
@@ -28,11 +30,13 @@ def _hold() -> None:
 
         with prefect_test_harness(server_startup_timeout=120):
             _ready.set()
+            workers.announce("harness")
             _leave.wait()
     except BaseException as exc:           # noqa: BLE001 - handed to the fixture that waits
         _failure = exc
     finally:
         _ready.set()
+        workers.announce("harness")
 
 
 class _LoggerDict(dict):

@@ -100,17 +100,17 @@ def pytest_collection_modifyitems(session, config, items):
     if config.option.collectonly:
         return
     if early.needed(items, "postgres"):
-        early.start("postgres", _start_postgres, lambda made: _stop_postgres(made[0]))
+        early.begin("postgres", _start_postgres, lambda made: _stop_postgres(made[0]))
     if early.needed(items, "team"):
-        early.start("team", _start_team, lambda made: _stop_team(*made[:3]))
+        early.begin("team", _start_team, lambda made: _stop_team(*made[:3]))
     if early.needed(items, "sweep"):
         from tests.team.sweep import run_sweep
 
-        early.start("sweep", run_sweep)
+        early.begin("sweep", run_sweep)
     if early.needed(items, "writers"):
         from tests.team.writers import run_writers
 
-        early.start("writers", run_writers)
+        early.begin("writers", run_writers)
 
 
 def _stop_postgres(folder: str) -> None:
