@@ -5,6 +5,7 @@ normalising percents, units and Chinese answer phrases. Reports name it apart fr
 from __future__ import annotations
 
 import contextlib
+import functools
 import io
 import logging
 import math
@@ -240,9 +241,12 @@ def _numbers_equal(gold_tok: str, pred_tok: str) -> bool:
 MAX_VERIFY_CHARS = 200      # longer 'answers' are prose, not expressions: not worth sympy's time
 
 
+@functools.lru_cache(maxsize=4096)
 def _verify(gold: str, pred: str) -> bool:
     """math-verify on two expressions (LaTeX or plain). Deterministic; math-verify's own
-    timeouts (SIGALRM, main thread only) are off, so overlong inputs are refused instead."""
+    timeouts (SIGALRM, main thread only) are off, so overlong inputs are refused instead.
+    Cached: a list gold compares each pair twice (every gold found, every prediction found),
+    and the same answer recurs across settings and re-grades (sympy takes ~5-50 ms a pair)."""
     if len(gold) > MAX_VERIFY_CHARS or len(pred) > MAX_VERIFY_CHARS:
         return False
     from math_verify import parse, verify
