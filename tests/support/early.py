@@ -7,7 +7,8 @@ once collection shows a test needs it, so it comes up while other tests run; the
 takes what it made (waiting for the rest, or starting it then if nothing did). Whatever was
 started stays one per session: the fixture that takes a job is the only user of its result.
 What no fixture took (a session stopped early, a job that failed) is handed to its `stop` at
-the end of the session.
+the end of the session. With xdist (`pytest -n 2`) a job is begun at collection only by the
+worker that owns it, which also runs its tests (tests/support/workers.py): still one per session.
 """
 from __future__ import annotations
 

@@ -29,12 +29,17 @@ def _hold() -> None:
         from prefect.testing.utilities import prefect_test_harness
 
         with prefect_test_harness(server_startup_timeout=120):
-            _ready.set()
-            workers.announce("harness")
+            _up()
             _leave.wait()
     except BaseException as exc:           # noqa: BLE001 - handed to the fixture that waits
         _failure = exc
     finally:
+        _up()
+
+
+def _up() -> None:
+    """Up (or failed): the fixture may go on, and the scheduler (tests/support/workers.py)."""
+    if not _ready.is_set():
         _ready.set()
         workers.announce("harness")
 

@@ -62,8 +62,11 @@ def announce(job: str) -> None:
     """The job has ended (up, or failed: its tests then say why): its tests may be sent."""
     if _input.get(_KEY):
         ready = Path(_input[_KEY]) / "ready"
-        ready.mkdir(exist_ok=True)
-        (ready / job).touch()
+        try:
+            ready.mkdir(exist_ok=True)
+            (ready / job).touch()
+        except OSError:              # the session is over (the controller removed the folder)
+            pass
 
 
 def publish(needs: Mapping[str, list[str]]) -> None:
