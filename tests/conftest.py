@@ -66,27 +66,25 @@ def _stop_triton(made) -> None:
     shutil.rmtree(model.parent, ignore_errors=True)
 
 
-# Fixtures made in the background (tests/support/early.py, tests/support/harness.py): the tests
-# using them run after those that need none (the team's last), so that their servers had the run
-# of the others to come up.
-LATE = (("prefect_harness",), ("triton_server", "doomed_triton", "started"), ("team", "postgres"))
-# The background jobs each of those fixtures waits for (with xdist, the worker owning a job runs
-# the tests that need it once it is up: tests/support/workers.py); the team's tests begin after
-# the sweep and the writers ended (tests/team/conftest.py).
+# Fixtures made in the background (tests/support/early.py, tests/support/harness.py) and the
+# jobs each waits for (the team's tests begin after the sweep and the writers ended:
+# tests/team/conftest.py). The tests using them run after those that need none, the team's
+# last (LATENESS), so that their servers had the run of the others to come up; with xdist, the
+# worker owning a job runs the tests that need it once it is up (tests/support/workers.py).
 JOBS = {"prefect_harness": ("harness",), "triton_made": ("triton",),
         "doomed_triton": ("triton", "doomed-triton"), "started": ("mathprobe-server",),
         "postgres": ("postgres",), "team": ("postgres", "team", "sweep", "writers")}
-
-
-def _lateness(item) -> int:
-    names = getattr(item, "fixturenames", ())
-    return max((i + 1 for i, group in enumerate(LATE) if any(n in names for n in group)),
-               default=0)
+LATENESS = {"harness": 1, "triton": 2, "doomed-triton": 2, "mathprobe-server": 2,
+            "postgres": 3, "team": 3, "sweep": 3, "writers": 3}
 
 
 def _jobs(item) -> list[str]:
     names = getattr(item, "fixturenames", ())
     return list(dict.fromkeys(j for f, jobs in JOBS.items() if f in names for j in jobs))
+
+
+def _lateness(item) -> int:
+    return max((LATENESS[j] for j in _jobs(item)), default=0)
 
 
 def pytest_configure(config):

@@ -65,14 +65,19 @@ class SetUpsOnTheirWorker(LoadScheduling):
             return len(held)
         n = 0
         while n < len(held):
-            module = _module(self.collection[held[n]])
-            end = n
-            while end < len(held) and _module(self.collection[held[end]]) == module:
-                end += 1
+            end = self._module_end(held, n)
             if not all(self._ready(self.needs[i]) for i in held[n:end]):
                 break
             n = end
         return n
+
+    def _module_end(self, tests: list[int], start: int) -> int:
+        """Where the run of tests of the same module as tests[start] ends."""
+        module = _module(self.collection[tests[start]])
+        end = start + 1
+        while end < len(tests) and _module(self.collection[tests[end]]) == module:
+            end += 1
+        return end
 
     def check_schedule(self, node, duration: float = 0) -> None:
         self._feed(node)
@@ -92,12 +97,7 @@ class SetUpsOnTheirWorker(LoadScheduling):
             self.node2pending[node].extend(tests)
             node.send_runtest_some(tests)
         elif self.pending:
-            module = _module(self.collection[self.pending[0]])
-            n = 1
-            while n < len(self.pending) and \
-                    _module(self.collection[self.pending[n]]) == module:
-                n += 1
-            self._send_tests(node, max(n, 2))
+            self._send_tests(node, max(self._module_end(self.pending, 0), 2))
         else:
             node.shutdown()                          # after what it was sent
 
