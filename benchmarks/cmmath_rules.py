@@ -21,9 +21,9 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from tasks.benchmarks import cmmath  # noqa: E402
-from tasks.benchmarks.cmmath import _measure, _values  # noqa: E402
-from tasks.registry import resolve_data_dir  # noqa: E402
+from mathprobe.tasks.benchmarks import cmmath  # noqa: E402
+from mathprobe.tasks.benchmarks.cmmath import _measure, _values  # noqa: E402
+from mathprobe.tasks.registry import resolve_data_dir  # noqa: E402
 
 
 def main() -> None:

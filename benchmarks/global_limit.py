@@ -27,10 +27,10 @@ sys.path.insert(0, str(REPO))
 os.environ.setdefault("PREFECT_SERVER_ANALYTICS_ENABLED", "false")
 os.environ.setdefault("PREFECT_LOGGING_LEVEL", "WARNING")
 
-from tasks.backends import get_backend  # noqa: E402
-from tasks.items import Request  # noqa: E402
-from tasks.runs import limits, runtime  # noqa: E402
-from tasks.runs.asking import respond  # noqa: E402
+from mathprobe.tasks.backends import get_backend  # noqa: E402
+from mathprobe.tasks.items import Request  # noqa: E402
+from mathprobe.tasks.runs import limits, runtime  # noqa: E402
+from mathprobe.tasks.runs.asking import respond  # noqa: E402
 from tests.support.fake_api import FakeAPI  # noqa: E402
 
 NAME = "mathprobe-benchmark"

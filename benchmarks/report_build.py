@@ -20,9 +20,9 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 from benchmarks.wemath_views import import_runs  # noqa: E402
-from tasks.registry import resolve_data_dir  # noqa: E402
-from tasks.reports import compare, html  # noqa: E402
-from tasks.store import Store  # noqa: E402
+from mathprobe.tasks.registry import resolve_data_dir  # noqa: E402
+from mathprobe.tasks.reports import compare, html  # noqa: E402
+from mathprobe.tasks.store import Store  # noqa: E402
 
 
 def main() -> None:

@@ -38,7 +38,7 @@ REPO = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(REPO))
 
 from benchmarks.fanout import sdk_alone  # noqa: E402
-from tasks.registry import resolve_data_dir  # noqa: E402
+from mathprobe.tasks.registry import resolve_data_dir  # noqa: E402
 from tests.support.fake_api import FakeAPI  # noqa: E402
 
 MATHPROBE = str(Path(sys.executable).with_name("mathprobe"))

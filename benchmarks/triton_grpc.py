@@ -22,13 +22,13 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from tasks.benchmarks import wemath  # noqa: E402
-from tasks.backends.triton_grpc import TritonGenerate  # noqa: E402
-from tasks.registry import resolve_data_dir  # noqa: E402
-from tasks.serving import tiny_model  # noqa: E402
-from tasks.serving.hf_runtime import HFModel  # noqa: E402
-from tasks.items import Request  # noqa: E402
-from tasks.serving.triton_server import TritonServer  # noqa: E402
+from mathprobe.tasks.benchmarks import wemath  # noqa: E402
+from mathprobe.tasks.backends.triton_grpc import TritonGenerate  # noqa: E402
+from mathprobe.tasks.registry import resolve_data_dir  # noqa: E402
+from mathprobe.tasks.serving import tiny_model  # noqa: E402
+from mathprobe.tasks.serving.hf_runtime import HFModel  # noqa: E402
+from mathprobe.tasks.items import Request  # noqa: E402
+from mathprobe.tasks.serving.triton_server import TritonServer  # noqa: E402
 
 
 def pct(values: list[float], q: float) -> float:

@@ -152,8 +152,8 @@ def whole_views(db: Path, names: list[str], repeat: int, fetch: bool = True) -> 
 def report_per_run(db: Path, repeat: int) -> dict[str, float]:
     """Median seconds of `reports.build` for a run of each benchmark (what `mathprobe report`
     computes, on a read-only open of the store)."""
-    from tasks import reports
-    from tasks.store import close_all, open_store
+    from mathprobe.tasks import reports
+    from mathprobe.tasks.store import close_all, open_store
 
     store = open_store(db, read_only=True)
     try:
@@ -252,7 +252,7 @@ def authors_per_run(data_dir: Path, runs: int, repeat: int) -> float:
 def apply_ref_sql(db: Path | None, ref: str) -> list[str]:
     """Apply the SQL files of git `ref` (the same files this checkout applies) to `db` (None:
     a new empty database); returns the views `ref` defines."""
-    from tasks.store.sql import sql_files
+    from mathprobe.tasks.store.sql import sql_files
 
     con = duckdb.connect(str(db) if db else ":memory:")
     try:
@@ -301,8 +301,8 @@ def compare_with(db: Path, live: Path, ref: str, repeat: int
 
 
 def main() -> None:
-    from tasks.registry import resolve_data_dir
-    from tasks.store import Store
+    from mathprobe.tasks.registry import resolve_data_dir
+    from mathprobe.tasks.store import Store
 
     ap = argparse.ArgumentParser()
     ap.add_argument("--scale", type=float, default=1.0)

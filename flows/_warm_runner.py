@@ -1,5 +1,5 @@
-"""The warm runner's process (`python -m flows._warm_runner --api-url URL`; see flows/warm.py
-for why and flows.warm.start for how it is started).
+"""The warm runner's process (`python -m mathprobe.flows._warm_runner --api-url URL`; see
+flows/warm.py for why and flows.warm.start for how it is started).
 
 It sets PREFECT_API_URL, imports what commands need, then listens on a Unix socket in a
 private folder. Per command it checks that it may serve it (`_declines`), forks, and the copy
@@ -24,7 +24,7 @@ import tempfile
 import time
 from pathlib import Path
 
-from flows import warm
+from mathprobe.flows import warm
 
 _HEALTH_EVERY_S = 5.0
 
@@ -51,12 +51,12 @@ def _warm_up() -> None:
     benchmark, and the Prefect engine modules a flow run imports on its first call."""
     import importlib
 
-    import flows.cli  # noqa: F401  (also sets the command's Prefect defaults)
-    from tasks import registry
-    from tasks.backends import MODULES
+    import mathprobe.flows.cli  # noqa: F401  (also sets the command's Prefect defaults)
+    from mathprobe.tasks import registry
+    from mathprobe.tasks.backends import MODULES
 
-    for name in ("flows.eval", "flows.probes", "flows.sweep", "prefect.flow_engine",
-                 "prefect.task_engine", *MODULES.values()):
+    for name in ("mathprobe.flows.eval", "mathprobe.flows.probes", "mathprobe.flows.sweep",
+                 "prefect.flow_engine", "prefect.task_engine", *MODULES.values()):
         importlib.import_module(name)
     registry.all_benchmarks()
 
@@ -264,7 +264,7 @@ def _become(request: dict, fds: list[int]) -> None:
     for stream in (sys.stdout, sys.stderr):
         stream.reconfigure(line_buffering=stream.isatty())
     _recolour()
-    from flows.cli import main
+    from mathprobe.flows.cli import main
 
     try:
         os.chdir(request["cwd"])
@@ -307,7 +307,7 @@ def _recolour() -> None:
 
     from rich.console import Console
 
-    from flows.cli_common import err
+    from mathprobe.flows.cli_common import err
 
     loggers = [logging.getLogger()] + [logger for logger in logging.root.manager.loggerDict
                                        .values() if isinstance(logger, logging.Logger)]
@@ -319,7 +319,7 @@ def _recolour() -> None:
 
 
 def _server_answers(api_url: str) -> bool:
-    from flows.server import healthy
+    from mathprobe.flows.server import healthy
 
     return healthy(api_url, timeout=2.0)
 
@@ -327,7 +327,7 @@ def _server_answers(api_url: str) -> bool:
 def _server_gone(api_url: str) -> bool:
     """Whether `mathprobe server start`'s server for `api_url` was stopped or died (not merely
     still starting, or busy)."""
-    from flows import server
+    from mathprobe.flows import server
 
     record = server.recorded()
     return record is None or record.api_url != api_url or not record.alive()

@@ -17,8 +17,8 @@ from typing import Annotated, Any, Optional
 
 from pydantic import Field
 
-from tasks import registry
-from tasks.store.location import parse
+from mathprobe.tasks import registry
+from mathprobe.tasks.store.location import parse
 
 # -- the Run form: choices from the registry, so a new benchmark shows up without an edit ------
 # (the descriptions are the flow docstring's Args; values outside the choices still reach the
@@ -34,7 +34,7 @@ def flow_run_name() -> str:
     when none is given)."""
     from prefect.runtime import flow_run
 
-    from tasks.runs.preflight import default_run_id
+    from mathprobe.tasks.runs.preflight import default_run_id
 
     p = flow_run.parameters
     benchmark, model = p.get("benchmark", "?"), p.get("model", "?")
@@ -120,12 +120,12 @@ def publish(store, report: dict[str, Any], db: str, html_report: str | None = No
     from prefect.artifacts import create_markdown_artifact
     from prefect.states import Completed
 
-    from tasks.reports import markdown
+    from mathprobe.tasks.reports import markdown
 
     run = report["run"]
     path = html_path(db, run["run_id"], html_report)
     if path is not None:
-        from tasks.reports import html          # matplotlib and jinja: only for the HTML file
+        from mathprobe.tasks.reports import html   # matplotlib and jinja: only for the HTML file
 
         html.write(store, [run["run_id"]], path, grader=report.get("grader"))
     hint = (f"mathprobe report --html {run['run_id']}.html --run-id {run['run_id']} --db {db}")

@@ -11,10 +11,11 @@ from typing import Any
 
 from prefect import get_run_logger
 
-from flows import _prefect_engine  # noqa: F401  (flow runs end without waiting on a heartbeat)
-from tasks.errors import MathprobeError
-from tasks.runs import progress
-from tasks.store import Store
+# flow runs end without waiting on a heartbeat
+from mathprobe.flows import _prefect_engine  # noqa: F401
+from mathprobe.tasks.errors import MathprobeError
+from mathprobe.tasks.runs import progress
+from mathprobe.tasks.store import Store
 
 
 def fail_cleanly(fn: Callable[..., Any]) -> Callable[..., Any]:

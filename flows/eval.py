@@ -13,18 +13,20 @@ from prefect import flow, get_run_logger, task
 from prefect.cache_policies import NO_CACHE
 from prefect.task_runners import ThreadPoolTaskRunner
 
-from flows.artifacts import BenchmarkParam, ProgressArtifact, SettingParam, flow_run_name, publish
-from flows.common import LogProgress, current_flow_run_id, fail_cleanly, repair_dead_runs
-from tasks import registry, reports
-from tasks.backends import get_backend, parse_spec
-from tasks.errors import StoreWriteError
-from tasks.registry import resolve_data_dir
-from tasks.runs import Budget, build_request, check_backend, grade_run, judging, prepare, send
-from tasks.runs import preflight, progress, runtime
-from tasks.runs.asking import check_writes
-from tasks.runs.limits import global_slot
-from tasks.sampling import describe
-from tasks.store import RunSpec, open_store
+from mathprobe.flows.artifacts import (BenchmarkParam, ProgressArtifact, SettingParam,
+                                       flow_run_name, publish)
+from mathprobe.flows.common import LogProgress, current_flow_run_id, fail_cleanly, repair_dead_runs
+from mathprobe.tasks import registry, reports
+from mathprobe.tasks.backends import get_backend, parse_spec
+from mathprobe.tasks.errors import StoreWriteError
+from mathprobe.tasks.registry import resolve_data_dir
+from mathprobe.tasks.runs import (Budget, build_request, check_backend, grade_run, judging, prepare,
+                                  send)
+from mathprobe.tasks.runs import preflight, progress, runtime
+from mathprobe.tasks.runs.asking import check_writes
+from mathprobe.tasks.runs.limits import global_slot
+from mathprobe.tasks.sampling import describe
+from mathprobe.tasks.store import RunSpec, open_store
 
 SHARD_WORKERS = 4          # shard tasks running at once (threads of this process)
 MAX_SHARD = 2000           # items per shard at most

@@ -5,7 +5,7 @@ from __future__ import annotations
 import logging
 import traceback
 
-from tasks.errors import Exit, MathprobeError
+from mathprobe.tasks.errors import Exit, MathprobeError
 
 EXIT_CODES = """Exit status: 0 completed; 1 internal error (a bug: traceback printed); 2 user
 error (bad argument, data, key or file: one 'error:' line, nothing asked); 3 incomplete (calls

@@ -20,14 +20,14 @@ import socket
 import sys
 import time
 
-from flows import warm
+from mathprobe.flows import warm
 
 
 def main() -> None:
     args = sys.argv[1:]
     code = None if _runs_here(args) else hand_over(args)
     if code is None:
-        from flows.cli import main as cli_main
+        from mathprobe.flows.cli import main as cli_main
 
         cli_main(args)
     sys.exit(code)

@@ -13,13 +13,13 @@ from typing import Any
 from prefect import flow, get_run_logger, task
 from prefect.cache_policies import NO_CACHE
 
-from flows.common import LogProgress, current_flow_run_id, fail_cleanly, repair_dead_runs
-from tasks import registry
-from tasks.reports.summary import failure_reasons
-from tasks.runs import check_backend, preflight
-from tasks.runs.asking import check_writes
-from tasks.runs.probing import probe_run_id, run_probe
-from tasks.store import open_store
+from mathprobe.flows.common import LogProgress, current_flow_run_id, fail_cleanly, repair_dead_runs
+from mathprobe.tasks import registry
+from mathprobe.tasks.reports.summary import failure_reasons
+from mathprobe.tasks.runs import check_backend, preflight
+from mathprobe.tasks.runs.asking import check_writes
+from mathprobe.tasks.runs.probing import probe_run_id, run_probe
+from mathprobe.tasks.store import open_store
 
 
 @task(name="probe", cache_policy=NO_CACHE)

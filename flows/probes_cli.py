@@ -11,9 +11,9 @@ import typer
 from rich.console import Console
 from rich.text import Text
 
-from flows.cli_common import (BENCHMARKS_HELP, MODELS_HELP, DataDir, Db, err, load_flow,
-                              progress_bar)
-from tasks.errors import Exit
+from mathprobe.flows.cli_common import (BENCHMARKS_HELP, MODELS_HELP, DataDir, Db, err, load_flow,
+                                        progress_bar)
+from mathprobe.tasks.errors import Exit
 
 
 ProbeModel = Annotated[str, typer.Option("--model", help=MODELS_HELP + ".")]
@@ -73,7 +73,7 @@ def classify(
 def _run_probe(family: str, methods: list[str] | None, as_json: bool, **params) -> None:
     """Check the probe's arguments (before Prefect), run its flow (`<family>_flow` in
     flows/probes.py) with a progress bar, and print what it found."""
-    from tasks.runs import preflight
+    from mathprobe.tasks.runs import preflight
 
     preflight.check_probe(family=family, benchmark=params["benchmark"], methods=methods,
                           model=params["model"], run_id=params["run_id"], db=params["db"],
@@ -91,7 +91,7 @@ def _emit_probe(out: dict, as_json: bool) -> None:
     a probe run has calls that failed for good."""
     from rich.table import Table
 
-    from tasks.reports.summary import failure_lines
+    from mathprobe.tasks.reports.summary import failure_lines
 
     if as_json:
         sys.stdout.write(json.dumps(out, indent=2, default=str) + "\n")
@@ -135,9 +135,9 @@ def judge_audit(
     judge_agreement)."""
     from rich.table import Table
 
-    from tasks import registry
-    from tasks.runs import preflight
-    from tasks.store import open_store
+    from mathprobe.tasks import registry
+    from mathprobe.tasks.runs import preflight
+    from mathprobe.tasks.store import open_store
 
     preflight.check_counts(limit=limit, concurrency=concurrency)
     bench = registry.with_judge_audit(preflight.benchmark(benchmark).name if benchmark else None)

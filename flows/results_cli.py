@@ -10,8 +10,8 @@ from typing import Annotated, Optional
 import typer
 from rich.console import Console
 
-from flows.cli_common import err, open_existing
-from tasks.errors import MathprobeError
+from mathprobe.flows.cli_common import err, open_existing
+from mathprobe.tasks.errors import MathprobeError
 
 def compare(
     db: Annotated[str, typer.Option("--db", help="DuckDB file, or a DuckLake store "
@@ -32,8 +32,8 @@ def compare(
 ) -> None:
     """The papers' multi-model tables from stored runs: every figure with its 95% bootstrap
     interval and n, and each run against the first with a paired test."""
-    from tasks.reports import compare_render
-    from tasks.reports.compare import compare as compare_runs
+    from mathprobe.tasks.reports import compare_render
+    from mathprobe.tasks.reports.compare import compare as compare_runs
 
     if resamples < 100:
         raise MathprobeError(f"--resamples {resamples}: use at least 100")
@@ -52,7 +52,7 @@ def compare(
 def write_html(db: str, run_id: str | None, runs: str | None, html: Path, *,
                grader: str | None, figures: Path | None, data_dir: Path | None) -> None:
     """`report --html`: the report of --run-id or of --runs A,B,... (the first the baseline)."""
-    from tasks.reports import html as html_report
+    from mathprobe.tasks.reports import html as html_report
 
     ids = [r.strip() for r in (runs or "").split(",") if r.strip()] + ([run_id] if run_id else [])
     if not ids:

@@ -32,11 +32,11 @@ from typing import Annotated, Optional
 
 import typer
 
-from flows import warm
-from flows.warm import state_dir
-from tasks.backends.secrets import prefect_setting
-from tasks.errors import MathprobeError
-from tasks.ports import free_port
+from mathprobe.flows import warm
+from mathprobe.flows.warm import state_dir
+from mathprobe.tasks.backends.secrets import prefect_setting
+from mathprobe.tasks.errors import MathprobeError
+from mathprobe.tasks.ports import free_port
 
 DEFAULT_PORT = 4200
 START_TIMEOUT_S = 90.0

@@ -31,10 +31,11 @@ from prefect.client.orchestration import get_client
 from prefect.context import get_run_context
 from prefect.deployments import run_deployment
 
-from flows import _prefect_engine  # noqa: F401  (flow runs end without waiting on a heartbeat)
-from tasks import registry
-from tasks.errors import MathprobeError
-from tasks.store.location import parse
+# flow runs end without waiting on a heartbeat
+from mathprobe.flows import _prefect_engine  # noqa: F401
+from mathprobe.tasks import registry
+from mathprobe.tasks.errors import MathprobeError
+from mathprobe.tasks.store.location import parse
 
 CHILD_DEPLOYMENT = "eval/full"
 # eval/full parameters a grid may set for every cell
@@ -54,7 +55,7 @@ def cells_of(models: list[str], benchmarks: list[str], settings: list[str] | Non
              sweep_id: str) -> list[Cell]:
     """The grid's cells; a setting applies to the benchmarks that have it (none given: each
     benchmark's default). A setting no benchmark has is an error, not a silent gap."""
-    from flows.eval import default_run_id
+    from mathprobe.flows.eval import default_run_id
 
     if not models or not benchmarks:
         raise MathprobeError("a sweep needs at least one model and one benchmark")
@@ -156,8 +157,8 @@ def sweep_flow(models: list[str] | None = None, benchmarks: list[str] | None = N
 def publish_table(db: str, data_path: str | None, cells: list[Cell], states: dict[str, str],
                   sweep_id: str) -> None:
     """The sweep's table artifact: every cell's figures; then the cells compared."""
-    from tasks.reports.sweep import cell_rows
-    from tasks.store import open_store
+    from mathprobe.tasks.reports.sweep import cell_rows
+    from mathprobe.tasks.store import open_store
 
     rows = cell_rows(open_store(db, data_path),
                      [(c.run_id, c.benchmark, c.model, c.setting, states[c.run_id]) for c in cells])
@@ -172,8 +173,8 @@ def publish_comparison(db: str, data_path: str | None, cells: list[Cell], sweep_
     """The cells side by side (`mathprobe compare`): a Markdown artifact `<key>-compare`."""
     from prefect.artifacts import create_markdown_artifact
 
-    from tasks.reports import compare, markdown
-    from tasks.store import open_store
+    from mathprobe.tasks.reports import compare, markdown
+    from mathprobe.tasks.store import open_store
 
     store = open_store(db, data_path)
     ids = [r for (r,) in store.query("SELECT run_id FROM runs WHERE list_contains(?, run_id)",

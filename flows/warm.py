@@ -34,9 +34,10 @@ from pathlib import Path
 PROTOCOL = 1
 NO_WARM = "MATHPROBE_NO_WARM"          # set (to anything) to run every command in its own process
 RECORD = "warm.json"
-RUNNER = "flows._warm_runner"          # the runner's module: `python -m flows._warm_runner`
+RUNNER = "mathprobe.flows._warm_runner"     # the runner's module, run with `python -m`
 READY_TIMEOUT_S = 60.0
-_PROJECT = Path(__file__).resolve().parent.parent       # the folder holding flows/ and tasks/
+# the folder holding mathprobe's flows and tasks packages (the checkout, or site-packages/mathprobe)
+_PROJECT = Path(__file__).resolve().parent.parent
 
 
 def state_dir() -> Path:
@@ -140,7 +141,7 @@ def start(api_url: str) -> int:
     folder.mkdir(parents=True, exist_ok=True)
     with open(folder / "warm.log", "ab") as log:
         proc = subprocess.Popen([sys.executable, "-m", RUNNER, "--api-url", api_url],
-                                cwd=_PROJECT, stdout=log, stderr=subprocess.STDOUT,
+                                cwd=folder, stdout=log, stderr=subprocess.STDOUT,
                                 stdin=subprocess.DEVNULL, start_new_session=True,
                                 env={k: v for k, v in os.environ.items() if k != NO_WARM})
     # a record now, so another `start` meanwhile finds it; the socket comes once it is warm

@@ -22,13 +22,13 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, ClassVar, Protocol
 
-from tasks.errors import MathprobeError
-from tasks.items import Chat, Completion, Item, Request
-from tasks.paths import SQL_DIR
-from tasks.sampling import stratified_sample
+from mathprobe.tasks.errors import MathprobeError
+from mathprobe.tasks.items import Chat, Completion, Item, Request
+from mathprobe.tasks.paths import SQL_DIR
+from mathprobe.tasks.sampling import stratified_sample
 
 if TYPE_CHECKING:
-    from tasks.store import Store
+    from mathprobe.tasks.store import Store
 
 # (extracted answer, correct); correct is None when the grader cannot decide (a judge may).
 Grade = tuple[str | None, bool | None]

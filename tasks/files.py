@@ -5,7 +5,7 @@ import json
 from pathlib import Path
 from typing import Any
 
-from tasks.errors import DataError
+from mathprobe.tasks.errors import DataError
 
 NOT_FOUND = "file not found (is --data-dir / MATHPROBE_DATA_DIR right?)"
 

@@ -14,8 +14,8 @@ import os
 from importlib.metadata import entry_points
 from pathlib import Path
 
-from tasks.contract import Benchmark
-from tasks.errors import MathprobeError
+from mathprobe.tasks.contract import Benchmark
+from mathprobe.tasks.errors import MathprobeError
 
 GROUP = "mathprobe.benchmarks"
 
@@ -41,7 +41,7 @@ def get(name: str) -> Benchmark:
     bench = target() if isinstance(target, type) else target
     if not isinstance(bench, Benchmark):
         raise MathprobeError(f"entry point {GROUP}:{name} = {ep.value} is not a "
-                             "tasks.contract.Benchmark (subclass or instance)")
+                             "mathprobe.tasks.contract.Benchmark (subclass or instance)")
     if bench.name != name:
         raise MathprobeError(f"entry point {GROUP}:{name} loads a benchmark named {bench.name!r}")
     return bench

@@ -41,8 +41,8 @@ def prefect_harness():
 def _start_triton():
     """The tiny model, built offline (tasks/serving/tiny_model.py), and one real tritonserver
     (CPU) serving it; in a folder of its own under /tmp (the job starts before any fixture)."""
-    from tasks.serving import tiny_model
-    from tasks.serving.triton_server import TritonServer
+    from mathprobe.tasks.serving import tiny_model
+    from mathprobe.tasks.serving.triton_server import TritonServer
 
     folder = Path(tempfile.mkdtemp(prefix="mathprobe-triton-"))
     model = tiny_model.build(folder / "vlm", kind="vlm")
@@ -53,7 +53,7 @@ def _start_doomed():
     """A second tritonserver on the same model, for the one test that kills a server mid-run
     (~10 s to start: begun in the background once the session's server is up). It loads only
     the model that test asks (each model is a Python stub importing torch: ~5 s of CPU)."""
-    from tasks.serving.triton_server import TritonServer
+    from mathprobe.tasks.serving.triton_server import TritonServer
 
     model = early.result("triton")[0]
     return TritonServer(model, models=("lmm_generate",),

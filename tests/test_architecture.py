@@ -5,21 +5,38 @@ from __future__ import annotations
 import ast
 from pathlib import Path
 
-from tasks import registry
+from mathprobe.tasks import registry
 from tests.conftest import REPO
 
-PACKAGES = ("tasks", "flows")
+PACKAGES = ("mathprobe", "tasks", "flows")
+BENCHMARKS = "mathprobe.tasks.benchmarks"
 
 
 def modules() -> dict[str, Path]:
+    """Every module of the project by its import name (`mathprobe.tasks.store.sql`, ...)."""
     out = {}
     for pkg in PACKAGES:
         for path in (REPO / pkg).rglob("*.py"):
             parts = list(path.relative_to(REPO).with_suffix("").parts)
             if parts[-1] == "__init__":
                 parts.pop()
-            out[".".join(parts)] = path
+            out[".".join(parts if parts[0] == "mathprobe" else ["mathprobe", *parts])] = path
     return out
+
+
+def test_one_import_root():
+    """Every import of the project's own code goes through `mathprobe`: a bare `tasks` or `flows`
+    works only inside the checkout (and collides with a user's own tasks.py or flows/)."""
+    bare = []
+    for folder in ("mathprobe", "tasks", "flows", "tests", "benchmarks", "triton_models"):
+        for path in (REPO / folder).rglob("*.py"):
+            for node in ast.walk(ast.parse(path.read_text())):
+                names = ([a.name for a in node.names] if isinstance(node, ast.Import) else
+                         [node.module or ""] if isinstance(node, ast.ImportFrom) and not node.level
+                         else [])
+                bare += [f"{path.relative_to(REPO)}: {n}" for n in names
+                         if n.split(".")[0] in ("tasks", "flows")]
+    assert bare == []
 
 
 def _runtime_nodes(tree: ast.AST):
@@ -92,12 +109,12 @@ def test_the_core_never_names_a_benchmark():
     assert names >= {"wemath", "conceptmath", "cmmath"}
     offenders = []
     for name, path in modules().items():
-        if name.startswith("tasks.benchmarks"):
+        if name.startswith(BENCHMARKS):
             continue
         for node in _runtime_nodes(ast.parse(path.read_text())):
-            if isinstance(node, ast.ImportFrom) and (node.module or "").startswith("tasks.benchmarks"):
+            if isinstance(node, ast.ImportFrom) and (node.module or "").startswith(BENCHMARKS):
                 offenders.append(f"{name} imports {node.module}")
-            elif isinstance(node, ast.Import) and any(a.name.startswith("tasks.benchmarks")
+            elif isinstance(node, ast.Import) and any(a.name.startswith(BENCHMARKS)
                                                       for a in node.names):
                 offenders.append(f"{name} imports a benchmark")
             elif isinstance(node, ast.Constant) and node.value in names:

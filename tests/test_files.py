@@ -4,8 +4,8 @@ import json
 
 import pytest
 
-from tasks.errors import DataError
-from tasks.files import read_json, read_jsonl, read_records
+from mathprobe.tasks.errors import DataError
+from mathprobe.tasks.files import read_json, read_jsonl, read_records
 
 
 def corrupt(text: str, marker: str) -> bytes:

@@ -18,8 +18,8 @@ from pathlib import Path
 import duckdb
 import pytest
 
-from tasks import registry
-from tasks.store import close_all
+from mathprobe.tasks import registry
+from mathprobe.tasks.store import close_all
 from tests.conftest import REPO
 
 PLUGIN = REPO / "tests" / "plugins" / "arith"
@@ -75,7 +75,7 @@ def test_the_plugin_is_registered_from_its_own_distribution(arith):
     (ep,) = [e for e in entry_points(group=registry.GROUP) if e.name == "arith"]
     assert ep.dist.name == "mathprobe-arith"
     # its SQL file is applied after the core layer, by the store, like a built-in benchmark's
-    from tasks.store.sql import core_files, sql_files
+    from mathprobe.tasks.store.sql import core_files, sql_files
     files = sql_files()
     assert files[:len(core_files())] == core_files()
     assert Path(arith) in files[len(core_files())].parents
@@ -84,7 +84,7 @@ def test_the_plugin_is_registered_from_its_own_distribution(arith):
 @pytest.mark.usefixtures("prefect_harness")
 def test_evaluated_end_to_end_through_the_flow_the_report_and_its_view(arith, arith_data,
                                                                         tmp_path, db):
-    from flows.eval import eval_flow
+    from mathprobe.flows.eval import eval_flow
 
     replay = replay_file(tmp_path / "answers.json", arith_data)
     report = eval_flow(benchmark="arith", model=f"replay:{replay}", run_id="toy", db=str(db),
@@ -100,7 +100,7 @@ def test_evaluated_end_to_end_through_the_flow_the_report_and_its_view(arith, ar
     # the report command, in another process that finds the plug-in installed on its path
     close_all()
     env = {**os.environ, "PYTHONPATH": os.pathsep.join([str(arith), str(REPO)])}
-    out = subprocess.run([sys.executable, "-m", "flows.cli", "report", "--run-id", "toy",
+    out = subprocess.run([sys.executable, "-m", "mathprobe.flows.cli", "report", "--run-id", "toy",
                           "--db", str(db)], env=env, capture_output=True, text=True,
                          timeout=120, cwd=REPO)
     assert out.returncode == 0, out.stderr[-2000:]
@@ -131,9 +131,9 @@ def test_the_core_was_not_changed_for_it(arith):
 def test_compared_and_reported_with_the_default_accuracy_table(arith, arith_data, tmp_path, db):
     """A benchmark that names no Comparison still appears in `compare` and the HTML report:
     its accuracy over all items, with an interval, from the core's item_figure_units."""
-    from flows.eval import eval_flow
-    from tasks.reports import compare, html
-    from tasks.store import open_store
+    from mathprobe.flows.eval import eval_flow
+    from mathprobe.tasks.reports import compare, html
+    from mathprobe.tasks.store import open_store
 
     replay = replay_file(tmp_path / "answers.json", arith_data)
     eval_flow(benchmark="arith", model=f"replay:{replay}", run_id="toy", db=str(db),

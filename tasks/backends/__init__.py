@@ -8,8 +8,8 @@ from __future__ import annotations
 
 from typing import Protocol
 
-from tasks.errors import MathprobeError
-from tasks.items import Completion, Request
+from mathprobe.tasks.errors import MathprobeError
+from mathprobe.tasks.items import Completion, Request
 
 
 class Backend(Protocol):
@@ -59,29 +59,31 @@ def provider_limit(spec: str) -> int:
 
 
 # The module of each backend (imported by `get_backend` when first used: an SDK takes 0.3-0.8 s).
-MODULES = {"baseline": "tasks.backends.baseline", "openai": "tasks.backends.openai_chat",
-           "anthropic": "tasks.backends.anthropic_messages",
-           "triton": "tasks.backends.triton_grpc", "replay": "tasks.backends.replay"}
+MODULES = {"baseline": "mathprobe.tasks.backends.baseline",
+           "openai": "mathprobe.tasks.backends.openai_chat",
+           "anthropic": "mathprobe.tasks.backends.anthropic_messages",
+           "triton": "mathprobe.tasks.backends.triton_grpc",
+           "replay": "mathprobe.tasks.backends.replay"}
 
 
 def get_backend(spec: str, *, seed: int = 0, timeout_s: float | None = None,
                 triton_url: str | None = None) -> Backend:
     """The backend for BACKEND:NAME. Raises MathprobeError for an unknown or unusable one."""
-    from tasks.backends.retry import RetryPolicy
+    from mathprobe.tasks.backends.retry import RetryPolicy
 
     kind, model = parse_spec(spec)
     policy = RetryPolicy.from_env(timeout_s=timeout_s)
     if kind == "baseline":
-        from tasks.backends.baseline import RandomBaseline
+        from mathprobe.tasks.backends.baseline import RandomBaseline
         return RandomBaseline(seed=seed)
     if kind == "openai":
-        from tasks.backends.openai_chat import OpenAIChat
+        from mathprobe.tasks.backends.openai_chat import OpenAIChat
         return OpenAIChat(model, policy=policy)
     if kind == "anthropic":
-        from tasks.backends.anthropic_messages import AnthropicMessages
+        from mathprobe.tasks.backends.anthropic_messages import AnthropicMessages
         return AnthropicMessages(model, policy=policy)
     if kind == "triton":
-        from tasks.backends.triton_grpc import TritonGenerate
+        from mathprobe.tasks.backends.triton_grpc import TritonGenerate
         return TritonGenerate(model, url=triton_url, policy=policy)
-    from tasks.backends.replay import Replay
+    from mathprobe.tasks.backends.replay import Replay
     return Replay(model)

@@ -7,11 +7,11 @@ import os
 
 import anthropic
 
-from tasks.backends.openai_chat import image_mime
-from tasks.backends.retry import (RetryPolicy, call_with_retries, check_not_empty,
-                                  classify_sdk_error, sdk_kwargs)
-from tasks.items import Completion, Request
-from tasks.backends.secrets import resolve_secret
+from mathprobe.tasks.backends.openai_chat import image_mime
+from mathprobe.tasks.backends.retry import (RetryPolicy, call_with_retries, check_not_empty,
+                                            classify_sdk_error, sdk_kwargs)
+from mathprobe.tasks.items import Completion, Request
+from mathprobe.tasks.backends.secrets import resolve_secret
 
 
 class AnthropicMessages:

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import random
 
-from tasks.items import Completion, Request
+from mathprobe.tasks.items import Completion, Request
 
 
 class RandomBaseline:

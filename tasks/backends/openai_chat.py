@@ -14,10 +14,10 @@ import os
 
 import openai
 
-from tasks.backends.retry import (RetryPolicy, call_with_retries, check_not_empty,
-                                  classify_sdk_error, retried, sdk_kwargs)
-from tasks.items import Completion, Request
-from tasks.backends.secrets import resolve_secret
+from mathprobe.tasks.backends.retry import (RetryPolicy, call_with_retries, check_not_empty,
+                                            classify_sdk_error, retried, sdk_kwargs)
+from mathprobe.tasks.items import Completion, Request
+from mathprobe.tasks.backends.secrets import resolve_secret
 
 
 def image_mime(data: bytes) -> str:

@@ -6,7 +6,7 @@ import tomllib
 from functools import lru_cache
 from pathlib import Path
 
-from tasks.errors import MathprobeError
+from mathprobe.tasks.errors import MathprobeError
 
 DEFAULT = Path(__file__).with_name("prices.toml")
 

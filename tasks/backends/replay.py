@@ -7,9 +7,9 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from tasks.errors import DataError
-from tasks.files import read_records
-from tasks.items import Completion, Request
+from mathprobe.tasks.errors import DataError
+from mathprobe.tasks.files import read_records
+from mathprobe.tasks.items import Completion, Request
 
 
 def _row_id(row: dict) -> str | None:

@@ -20,8 +20,8 @@ from typing import Any
 from tenacity import (AsyncRetrying, RetryCallState, retry_if_exception_type, stop_after_attempt,
                       stop_after_delay, wait_random_exponential)
 
-from tasks.items import Completion
-from tasks.backends.secrets import redact
+from mathprobe.tasks.items import Completion
+from mathprobe.tasks.backends.secrets import redact
 
 RETRYABLE_STATUS = frozenset({408, 409, 425, 429, 500, 502, 503, 504, 529})
 

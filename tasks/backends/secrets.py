@@ -12,7 +12,7 @@ import sys
 import tomllib
 from pathlib import Path
 
-from tasks.errors import MathprobeError
+from mathprobe.tasks.errors import MathprobeError
 
 _SECRET_NAME = re.compile(r"(API_KEY|TOKEN|SECRET)$")
 _seen: set[str] = set()

@@ -2,7 +2,7 @@
 text-completion endpoint) instead of a list of messages."""
 from __future__ import annotations
 
-from tasks.items import Request
+from mathprobe.tasks.items import Request
 
 # The role labels of the transcript.
 FLAT_ROLES = {"user": "User", "assistant": "Assistant"}

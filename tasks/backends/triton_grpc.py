@@ -12,10 +12,10 @@ from dataclasses import replace
 
 import numpy as np
 
-from tasks.backends.retry import (PermanentError, RetryPolicy, TransientError, call_with_retries,
-                                  retried)
-from tasks.backends.transcript import flatten
-from tasks.items import Completion, Request
+from mathprobe.tasks.backends.retry import (PermanentError, RetryPolicy, TransientError,
+                                            call_with_retries, retried)
+from mathprobe.tasks.backends.transcript import flatten
+from mathprobe.tasks.items import Completion, Request
 
 DEFAULT_URL = "127.0.0.1:8001"
 RETRYABLE = ("UNAVAILABLE", "RESOURCE_EXHAUSTED", "DEADLINE_EXCEEDED", "CANCELLED", "UNKNOWN")

@@ -3,7 +3,7 @@
 intervals and paired tests (`compare`, over `units` with `stats`, shown by `compare_render`),
 the self-contained HTML report (`html`, `plots`, `glossary`) and the Markdown of the Prefect
 artifact (`markdown`)."""
-from tasks.reports.format import pct
-from tasks.reports.summary import artifact_rows, build, print_report, render
+from mathprobe.tasks.reports.format import pct
+from mathprobe.tasks.reports.summary import artifact_rows, build, print_report, render
 
 __all__ = ["artifact_rows", "build", "pct", "print_report", "render"]

@@ -17,12 +17,12 @@ from typing import Any
 
 import numpy as np
 
-from tasks import registry
-from tasks.contract import Benchmark, Plot, Section, Stat, Table
-from tasks.errors import MathprobeError
-from tasks.reports import stats, units
-from tasks.reports.summary import default_graders, find_run
-from tasks.store import Store
+from mathprobe.tasks import registry
+from mathprobe.tasks.contract import Benchmark, Plot, Section, Stat, Table
+from mathprobe.tasks.errors import MathprobeError
+from mathprobe.tasks.reports import stats, units
+from mathprobe.tasks.reports.summary import default_graders, find_run
+from mathprobe.tasks.store import Store
 
 JUDGE_RUN_MARK = "@judge:"      # the judge's own calls are a run named <run>@judge:<judge>
 

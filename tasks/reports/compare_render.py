@@ -12,9 +12,9 @@ from rich.console import Group
 from rich.table import Table as RichTable
 from rich.text import Text
 
-from tasks.contract import Stat, Table
-from tasks.reports.compare import BenchComparison, ComparisonResult
-from tasks.reports.format import fmt_diff, fmt_interval, fmt_p, fmt_value, is_percent
+from mathprobe.tasks.contract import Stat, Table
+from mathprobe.tasks.reports.compare import BenchComparison, ComparisonResult
+from mathprobe.tasks.reports.format import fmt_diff, fmt_interval, fmt_p, fmt_value, is_percent
 
 
 def to_json(result: ComparisonResult) -> dict[str, Any]:

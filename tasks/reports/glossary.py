@@ -2,7 +2,7 @@
 through `Comparison.glossary`)."""
 from __future__ import annotations
 
-from tasks.reports import stats
+from mathprobe.tasks.reports import stats
 
 CORE = [
     ("Accuracy", "Right answers / graded answers. A refusal counts wrong; a failed call "

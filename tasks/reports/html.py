@@ -18,14 +18,14 @@ from typing import Any
 
 import jinja2
 
-from tasks import registry
-from tasks.contract import Stat, Table
-from tasks.errors import MathprobeError
-from tasks.reports import compare as comparing
-from tasks.reports import glossary, plots
-from tasks.reports.compare import BenchComparison, ComparisonResult
-from tasks.reports.format import fmt_diff, fmt_interval, fmt_p, fmt_value, is_percent
-from tasks.store import Store
+from mathprobe.tasks import registry
+from mathprobe.tasks.contract import Stat, Table
+from mathprobe.tasks.errors import MathprobeError
+from mathprobe.tasks.reports import compare as comparing
+from mathprobe.tasks.reports import glossary, plots
+from mathprobe.tasks.reports.compare import BenchComparison, ComparisonResult
+from mathprobe.tasks.reports.format import fmt_diff, fmt_interval, fmt_p, fmt_value, is_percent
+from mathprobe.tasks.store import Store
 
 TEMPLATE = Path(__file__).with_name("templates") / "report.html.j2"
 MAX_ITEMS = 20_000          # answers in the item browser at most (whole runs, in order)

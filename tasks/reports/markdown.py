@@ -8,10 +8,10 @@ import json
 from pathlib import Path
 from typing import Any
 
-from tasks import registry
-from tasks.reports import compare
-from tasks.reports.format import fmt_diff, fmt_interval, fmt_p, fmt_value, is_percent
-from tasks.store import Store
+from mathprobe.tasks import registry
+from mathprobe.tasks.reports import compare
+from mathprobe.tasks.reports.format import fmt_diff, fmt_interval, fmt_p, fmt_value, is_percent
+from mathprobe.tasks.store import Store
 
 N_WEAKEST = 10
 

@@ -24,7 +24,7 @@ from matplotlib.collections import PolyCollection  # noqa: E402
 from matplotlib.figure import Figure  # noqa: E402
 from matplotlib.patches import Rectangle  # noqa: E402
 
-from tasks.contract import Plot  # noqa: E402
+from mathprobe.tasks.contract import Plot  # noqa: E402
 
 MAX_SERIES_RUNS = 6            # more runs than this: bars and dots are drawn as heat maps
 STACK_COLORS = ("#d62728", "#ff7f0e", "#2ca02c", "#9467bd", "#8c564b", "#7f7f7f")

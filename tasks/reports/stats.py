@@ -27,7 +27,7 @@ from typing import Sequence
 import numpy as np
 from scipy import sparse
 
-from tasks.contract import Stat
+from mathprobe.tasks.contract import Stat
 
 RESAMPLES = 1000
 SEED = 20240611

@@ -8,10 +8,10 @@ from typing import Any
 from rich.console import Console, Group
 from rich.text import Text
 
-from tasks import registry
-from tasks.backends import prices
-from tasks.errors import MathprobeError
-from tasks.store import Store
+from mathprobe.tasks import registry
+from mathprobe.tasks.backends import prices
+from mathprobe.tasks.errors import MathprobeError
+from mathprobe.tasks.store import Store
 
 
 def find_run(store: Store, run_id: str) -> dict[str, Any]:

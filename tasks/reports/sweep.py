@@ -4,10 +4,10 @@ from __future__ import annotations
 
 from typing import Any
 
-from tasks import registry
-from tasks.errors import MathprobeError
-from tasks.reports.summary import build
-from tasks.store import Store
+from mathprobe.tasks import registry
+from mathprobe.tasks.errors import MathprobeError
+from mathprobe.tasks.reports.summary import build
+from mathprobe.tasks.store import Store
 
 
 def cell_rows(store: Store, cells: list[tuple[str, str, str, str, str]]) -> list[dict[str, Any]]:

@@ -12,8 +12,8 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from tasks.reports.stats import RunUnits
-from tasks.store import Store
+from mathprobe.tasks.reports.stats import RunUnits
+from mathprobe.tasks.store import Store
 
 
 @dataclass

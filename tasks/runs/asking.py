@@ -16,12 +16,12 @@ from concurrent.futures import Future
 from pathlib import Path
 from typing import Any
 
-from tasks.backends import Backend, get_backend, prices
-from tasks.contract import Benchmark
-from tasks.errors import StoreWriteError
-from tasks.items import Chat, Completion, Item, Request
-from tasks.runs import runtime
-from tasks.store import Store
+from mathprobe.tasks.backends import Backend, get_backend, prices
+from mathprobe.tasks.contract import Benchmark
+from mathprobe.tasks.errors import StoreWriteError
+from mathprobe.tasks.items import Chat, Completion, Item, Request
+from mathprobe.tasks.runs import runtime
+from mathprobe.tasks.store import Store
 
 ResponseRow = tuple[str, str, Completion]    # item_id, request_hash, completion
 
@@ -142,8 +142,8 @@ def send(store: Store, run_id: str, spec: str, make_backend: Callable[[], Backen
     """Send a run's requests from any thread: on the process's shared event loop, under the
     run's cap (`in_flight`) and the provider's, answers stored by the store's single writer.
     `make_backend` runs on that loop; `close` closes the backend afterwards."""
-    from tasks.backends import parse_spec, provider_limit
-    from tasks.runs.limits import global_slot
+    from mathprobe.tasks.backends import parse_spec, provider_limit
+    from mathprobe.tasks.runs.limits import global_slot
 
     kind, _ = parse_spec(spec)
     writer = store.writer()

@@ -22,10 +22,10 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from tasks.contract import Benchmark
-from tasks.errors import MathprobeError
-from tasks.store import ANSWERED_SQL, Store, open_store, spool
-from tasks.store.location import parse
+from mathprobe.tasks.contract import Benchmark
+from mathprobe.tasks.errors import MathprobeError
+from mathprobe.tasks.store import ANSWERED_SQL, Store, open_store, spool
+from mathprobe.tasks.store.location import parse
 
 ENDED = ("completed", "incomplete")
 FAILED = ("infra_failed", "judge_failed")
@@ -68,7 +68,7 @@ def finished(db: str | Path, bench: Benchmark, data_dir: Path, run_id: str,
 
 def _judged(store: Store, bench: Benchmark, run_id: str, judge: str, retry_failed: bool) -> bool:
     """The judge run ended, and every answer the rules left undecided has its reply."""
-    from tasks.runs import judging
+    from mathprobe.tasks.runs import judging
 
     jrun = store.run(judging.judge_run_id(run_id, judge))
     if jrun is None or jrun["status"] not in ENDED:

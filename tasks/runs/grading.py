@@ -2,9 +2,9 @@
 answer), so a live run and an imported response set are graded by the same code."""
 from __future__ import annotations
 
-from tasks.contract import Benchmark, Dataset
-from tasks.items import Item
-from tasks.store import Store
+from mathprobe.tasks.contract import Benchmark, Dataset
+from mathprobe.tasks.items import Item
+from mathprobe.tasks.store import Store
 
 
 def grade_run(store: Store, bench: Benchmark, dataset: Dataset, run_id: str,

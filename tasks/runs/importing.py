@@ -5,12 +5,12 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from tasks.contract import Benchmark, OfficialRow
-from tasks.errors import MathprobeError
-from tasks.items import Completion, Request
-from tasks.runs.grading import grade_run
-from tasks.runs.loading import prepare
-from tasks.store import RunSpec, Store
+from mathprobe.tasks.contract import Benchmark, OfficialRow
+from mathprobe.tasks.errors import MathprobeError
+from mathprobe.tasks.items import Completion, Request
+from mathprobe.tasks.runs.grading import grade_run
+from mathprobe.tasks.runs.loading import prepare
+from mathprobe.tasks.store import RunSpec, Store
 
 
 def import_official(store: Store, bench: Benchmark, data_dir: Path, file: Path,

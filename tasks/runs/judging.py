@@ -14,10 +14,10 @@ from __future__ import annotations
 
 from typing import Any
 
-from tasks.contract import Benchmark, Judge
-from tasks.errors import MathprobeError
-from tasks.items import Completion, Item, Request
-from tasks.store import ANSWERED_SQL, RunSpec, Store
+from mathprobe.tasks.contract import Benchmark, Judge
+from mathprobe.tasks.errors import MathprobeError
+from mathprobe.tasks.items import Completion, Item, Request
+from mathprobe.tasks.store import ANSWERED_SQL, RunSpec, Store
 
 
 def judge_run_id(run_id: str, judge: str) -> str:
@@ -85,7 +85,7 @@ def prepare(store: Store, bench: Benchmark, items: dict[str, Item], run_id: str,
             retry_failed: bool) -> tuple[str, list[Request]]:
     """Open the judge's run; the requests still to send (never-judged answers, or with
     `retry_failed` those whose judging failed)."""
-    from tasks.backends import parse_spec
+    from mathprobe.tasks.backends import parse_spec
 
     spec = judge_of(bench, judge)
     jrun = judge_run_id(run_id, judge)

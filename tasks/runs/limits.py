@@ -20,7 +20,7 @@ from dataclasses import dataclass
 from typing import Any
 from uuid import UUID
 
-from tasks.backends import provider_limit
+from mathprobe.tasks.backends import provider_limit
 
 # Providers reached over the network: the ones an account limit applies to.
 NETWORK_PROVIDERS = ("openai", "anthropic", "triton")

@@ -4,8 +4,8 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from tasks.contract import Benchmark, Dataset
-from tasks.store import Store
+from mathprobe.tasks.contract import Benchmark, Dataset
+from mathprobe.tasks.store import Store
 
 
 def prepare(store: Store, bench: Benchmark, data_dir: Path) -> Dataset:

@@ -7,13 +7,13 @@ import re
 from pathlib import Path
 from typing import Any
 
-from tasks.backends import get_backend, parse_spec
-from tasks.contract import Benchmark, Probe
-from tasks.runs import progress, runtime
-from tasks.runs.asking import send
-from tasks.runs.loading import prepare
-from tasks.sampling import describe
-from tasks.store import RunSpec, Store
+from mathprobe.tasks.backends import get_backend, parse_spec
+from mathprobe.tasks.contract import Benchmark, Probe
+from mathprobe.tasks.runs import progress, runtime
+from mathprobe.tasks.runs.asking import send
+from mathprobe.tasks.runs.loading import prepare
+from mathprobe.tasks.sampling import describe
+from mathprobe.tasks.store import RunSpec, Store
 
 
 def probe_run_id(bench: Benchmark, model: str, probe: Probe) -> str:

@@ -5,8 +5,8 @@ The recipe, checked on this workplace's machines: the wheel's python backend and
 3.11 stub go into one backend directory; the running interpreter's library directory comes FIRST
 on LD_LIBRARY_PATH (else the stub loads the system libpython and venv C extensions fail), then
 the wheel's bundled libraries. The stub's embedded interpreter ignores PYTHONPATH, so the venv's
-site-packages and this repository travel in MATHPROBE_SYS_PATH, which each model.py adds to
-sys.path, to import torch, transformers and `tasks.serving.hf_runtime`.
+site-packages (mathprobe's too) travel in MATHPROBE_SYS_PATH, which each model.py adds to
+sys.path, to import torch, transformers and `mathprobe.tasks.serving.hf_runtime`.
 """
 from __future__ import annotations
 
@@ -20,9 +20,9 @@ import sysconfig
 import time
 from pathlib import Path
 
-from tasks.errors import MathprobeError
-from tasks.paths import REPO, TRITON_MODELS
-from tasks.ports import free_port
+from mathprobe.tasks.errors import MathprobeError
+from mathprobe.tasks.paths import TRITON_MODELS
+from mathprobe.tasks.ports import free_port
 
 MODEL_REPOSITORY = TRITON_MODELS
 MODELS = ("lmm_generate", "token_logprobs")
@@ -62,7 +62,8 @@ def server_env(model_dir: str | Path | None) -> dict[str, str]:
     libs = [sysconfig.get_config_var("LIBDIR"), str(_pytriton().parent / "nvidia_pytriton.libs")]
     env["LD_LIBRARY_PATH"] = os.pathsep.join(
         [p for p in libs if p] + ([env["LD_LIBRARY_PATH"]] if env.get("LD_LIBRARY_PATH") else []))
-    env["MATHPROBE_SYS_PATH"] = os.pathsep.join([str(REPO), *site.getsitepackages()])
+    # site-packages holds mathprobe itself (a wheel) or its editable finder (a .pth file)
+    env["MATHPROBE_SYS_PATH"] = os.pathsep.join(site.getsitepackages())
     if model_dir is not None:
         env["MATHPROBE_TRITON_MODEL_DIR"] = str(Path(model_dir).resolve())
     return env

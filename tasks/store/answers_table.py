@@ -7,9 +7,9 @@ from collections.abc import Iterable, Sequence
 
 import duckdb
 
-from tasks.items import Completion
-from tasks.store import run_data
-from tasks.store.bulk import replace_keyed, unnest
+from mathprobe.tasks.items import Completion
+from mathprobe.tasks.store import run_data
+from mathprobe.tasks.store.bulk import replace_keyed, unnest
 
 # Statuses that carry an answer to grade; `infra_failed` is not one: it is retried later.
 ANSWERED = ("ok", "refused", "missing")

@@ -15,10 +15,10 @@ from typing import Any
 
 import duckdb
 
-from tasks.errors import MathprobeError
-from tasks.store import lake, run_data
-from tasks.store.duckdb_store import Store
-from tasks.store.location import Location, _quote
+from mathprobe.tasks.errors import MathprobeError
+from mathprobe.tasks.store import lake, run_data
+from mathprobe.tasks.store.duckdb_store import Store
+from mathprobe.tasks.store.location import Location, _quote
 
 RUN_TABLES = ("runs", "responses", "verdicts", "token_logprobs", "probe_scores")
 # derived per run and kept by the destination itself (run_data.rebuild / store_figures)

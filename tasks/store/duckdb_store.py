@@ -38,16 +38,16 @@ from typing import Any, TypeVar
 
 import duckdb
 
-from tasks.errors import StoreWriteError
-from tasks.store import lake, run_data, spool, template
-from tasks.store.answers_table import ANSWERED, ANSWERED_SQL, AnswersTable
-from tasks.store.errors import connect, write_error
-from tasks.store.items_table import ItemsTable
-from tasks.store.location import Location, parse
-from tasks.store.runs_table import RunSpec, RunsTable, check_same_work
-from tasks.store.sql import apply as apply_sql
-from tasks.store.sql import sql_files, sql_layer
-from tasks.store.writer import ResponseWriter
+from mathprobe.tasks.errors import StoreWriteError
+from mathprobe.tasks.store import lake, run_data, spool, template
+from mathprobe.tasks.store.answers_table import ANSWERED, ANSWERED_SQL, AnswersTable
+from mathprobe.tasks.store.errors import connect, write_error
+from mathprobe.tasks.store.items_table import ItemsTable
+from mathprobe.tasks.store.location import Location, parse
+from mathprobe.tasks.store.runs_table import RunSpec, RunsTable, check_same_work
+from mathprobe.tasks.store.sql import apply as apply_sql
+from mathprobe.tasks.store.sql import sql_files, sql_layer
+from mathprobe.tasks.store.writer import ResponseWriter
 
 __all__ = ["ANSWERED", "ANSWERED_SQL", "RunSpec", "Store", "check_same_work", "close_all",
            "open_store", "peek"]

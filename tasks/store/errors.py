@@ -6,7 +6,7 @@ import re
 
 import duckdb
 
-from tasks.errors import MathprobeError, StoreWriteError
+from mathprobe.tasks.errors import MathprobeError, StoreWriteError
 
 
 def connect(path: str, read_only: bool = False) -> duckdb.DuckDBPyConnection:

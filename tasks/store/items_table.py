@@ -8,9 +8,9 @@ from collections.abc import Sequence
 
 import duckdb
 
-from tasks.items import Item
-from tasks.store import run_data
-from tasks.store.bulk import replace_keyed, unnest
+from mathprobe.tasks.items import Item
+from mathprobe.tasks.store import run_data
+from mathprobe.tasks.store.bulk import replace_keyed, unnest
 
 
 class ItemsTable:

@@ -12,7 +12,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from pathlib import Path
 
-from tasks.errors import MathprobeError
+from mathprobe.tasks.errors import MathprobeError
 
 LAKE_PREFIX = "ducklake:"
 CATALOGS = ("sqlite", "postgres")

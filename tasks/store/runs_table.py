@@ -9,8 +9,8 @@ from typing import Any
 
 import duckdb
 
-from tasks.errors import MathprobeError
-from tasks.store import run_data
+from mathprobe.tasks.errors import MathprobeError
+from mathprobe.tasks.store import run_data
 
 
 def now() -> datetime:

@@ -24,10 +24,10 @@ from collections.abc import Iterable
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from tasks.items import Completion
+from mathprobe.tasks.items import Completion
 
 if TYPE_CHECKING:
-    from tasks.store.duckdb_store import Store
+    from mathprobe.tasks.store.duckdb_store import Store
 
 Row = tuple[str, str, Completion]          # item_id, request_hash, completion
 

@@ -8,7 +8,7 @@ import hashlib
 import re
 from pathlib import Path
 
-from tasks.paths import SQL_DIR
+from mathprobe.tasks.paths import SQL_DIR
 
 
 def core_files() -> list[Path]:
@@ -16,7 +16,7 @@ def core_files() -> list[Path]:
 
 
 def sql_files() -> list[Path]:
-    from tasks import registry
+    from mathprobe.tasks import registry
 
     return [*core_files(), *(f for bench in registry.all_benchmarks() for f in bench.sql_files())]
 

@@ -14,11 +14,11 @@ from concurrent.futures import Future
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from tasks.items import Completion
-from tasks.store import spool
+from mathprobe.tasks.items import Completion
+from mathprobe.tasks.store import spool
 
 if TYPE_CHECKING:
-    from tasks.store.duckdb_store import Store
+    from mathprobe.tasks.store.duckdb_store import Store
 
 
 class ResponseWriter:

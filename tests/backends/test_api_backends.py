@@ -7,9 +7,9 @@ import json
 import duckdb
 import pytest
 
-from flows.eval import eval_flow
-from tasks.benchmarks import wemath
-from tasks.store import close_all
+from mathprobe.flows.eval import eval_flow
+from mathprobe.tasks.benchmarks import wemath
+from mathprobe.tasks.store import close_all
 from tests.support.fake_api import FakeAPI
 
 pytestmark = pytest.mark.usefixtures("prefect_harness")
@@ -152,7 +152,7 @@ def test_cost_ledger_and_max_cost(api, data_dir, db, tmp_path, monkeypatch):
     prices = tmp_path / "prices.toml"
     prices.write_text('[openai]\n"pricey" = { input = 1000.0, output = 2000.0 }\n')
     monkeypatch.setenv("MATHPROBE_PRICES", str(prices))
-    from tasks.backends import prices as price_module
+    from mathprobe.tasks.backends import prices as price_module
     price_module._load.cache_clear()
 
     report = eval_flow(benchmark="wemath", model="openai:pricey", run_id="cost", db=str(db),
@@ -239,7 +239,7 @@ def test_key_from_a_prefect_secret_block(api, data_dir, db, monkeypatch):
 
 
 def test_missing_key_fails_before_any_work(api, data_dir, db, monkeypatch):
-    from tasks.errors import MathprobeError
+    from mathprobe.tasks.errors import MathprobeError
 
     monkeypatch.delenv("ANTHROPIC_API_KEY")
     with pytest.raises(MathprobeError, match="set ANTHROPIC_API_KEY or create a Prefect Secret "

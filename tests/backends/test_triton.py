@@ -10,12 +10,12 @@ import threading
 import pytest
 import torch
 
-from flows.eval import eval_flow
-from tasks.benchmarks import wemath
-from tasks.runs import progress
-from tasks.backends.triton_grpc import TritonGenerate
-from tasks.items import Request
-from tasks.store import open_store
+from mathprobe.flows.eval import eval_flow
+from mathprobe.tasks.benchmarks import wemath
+from mathprobe.tasks.runs import progress
+from mathprobe.tasks.backends.triton_grpc import TritonGenerate
+from mathprobe.tasks.items import Request
+from mathprobe.tasks.store import open_store
 
 pytestmark = pytest.mark.usefixtures("prefect_harness")
 

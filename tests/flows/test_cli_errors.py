@@ -11,12 +11,12 @@ import time
 
 import pytest
 
-from tasks.store import RunSpec, close_all, open_store
+from mathprobe.tasks.store import RunSpec, close_all, open_store
 from tests.conftest import REPO
 
 DRIVER = textwrap.dedent("""
     import contextlib, io, json, sys
-    from flows.cli import main
+    from mathprobe.flows.cli import main
     out = []
     for args in json.loads(sys.argv[1]):
         err = io.StringIO()
@@ -127,6 +127,11 @@ def test_bad_input_is_one_error_line_before_prefect(tmp_path, data_dir, bad_data
     debug = run_driver([ok_run + ["--limit", "0", "--debug"]], env)[0]
     assert debug["code"] == 2 and "Traceback" in debug["stderr"]
     assert debug["stderr"].rstrip().splitlines()[-1].startswith("error: --limit 0")
+    # ... and so does the documented variable, MATHPROBE_DEBUG=1; MATHPROBE_DEBUG=0 does not
+    debug = run_driver([ok_run + ["--limit", "0"]], {**env, "MATHPROBE_DEBUG": "1"})[0]
+    assert debug["code"] == 2 and "Traceback" in debug["stderr"]
+    quiet = run_driver([ok_run + ["--limit", "0"]], {**env, "MATHPROBE_DEBUG": "0"})[0]
+    assert quiet["code"] == 2 and "Traceback" not in quiet["stderr"]
 
 
 def test_sql_on_a_store_another_process_is_writing(tmp_path):
@@ -140,7 +145,7 @@ def test_sql_on_a_store_another_process_is_writing(tmp_path):
         for args in (["sql", "--db", str(db), "SELECT 1"],
                      ["report", "--run-id", "x", "--db", str(db)]):
             started = time.time()
-            done = subprocess.run([sys.executable, "-m", "flows.cli", *args], cwd=REPO,
+            done = subprocess.run([sys.executable, "-m", "mathprobe.flows.cli", *args], cwd=REPO,
                                   capture_output=True, text=True, timeout=60)
             assert done.returncode == 2, done.stderr
             lines = done.stderr.strip().splitlines()
@@ -157,16 +162,16 @@ def test_sql_on_a_store_another_process_is_writing(tmp_path):
 def test_version_and_the_choices_in_help():
     from importlib.metadata import version
 
-    done = subprocess.run([sys.executable, "-m", "flows.cli", "--version"], cwd=REPO,
+    done = subprocess.run([sys.executable, "-m", "mathprobe.flows.cli", "--version"], cwd=REPO,
                           capture_output=True, text=True, timeout=60)
     assert (done.returncode, done.stdout.strip()) == (0, f"mathprobe {version('mathprobe')}")
-    top = subprocess.run([sys.executable, "-m", "flows.cli", "--help"], cwd=REPO,
+    top = subprocess.run([sys.executable, "-m", "mathprobe.flows.cli", "--help"], cwd=REPO,
                          capture_output=True, text=True, timeout=60, env={
                              **__import__("os").environ, "COLUMNS": "200"})
     for code in ("0 completed", "2 user error", "3 incomplete", "4 stopped by --max-cost",
                  "5 the store could not be written", "130 interrupted"):
         assert code in " ".join(top.stdout.split())
-    run = subprocess.run([sys.executable, "-m", "flows.cli", "run", "--help"], cwd=REPO,
+    run = subprocess.run([sys.executable, "-m", "mathprobe.flows.cli", "run", "--help"], cwd=REPO,
                          capture_output=True, text=True, timeout=60,
                          env={**__import__("os").environ, "COLUMNS": "200"})
     text = " ".join(run.stdout.split())

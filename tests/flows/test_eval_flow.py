@@ -6,11 +6,11 @@ import duckdb
 import pytest
 from typer.testing import CliRunner
 
-from flows.cli import app
-from flows.eval import eval_flow
-from tasks.benchmarks import wemath
-from tasks.errors import MathprobeError
-from tasks.store import close_all
+from mathprobe.flows.cli import app
+from mathprobe.flows.eval import eval_flow
+from mathprobe.tasks.benchmarks import wemath
+from mathprobe.tasks.errors import MathprobeError
+from mathprobe.tasks.store import close_all
 
 pytestmark = pytest.mark.usefixtures("prefect_harness")
 
@@ -98,7 +98,7 @@ def test_command_line_run_prints_both_tables_and_publishes_an_artifact(db, data_
     chosen = wemath.select(wemath.load(data_dir).items, 40)
     assert report["run"]["n_items"] == len(chosen) <= 40    # whole problems only
 
-    from flows.artifacts import artifact_key
+    from mathprobe.flows.artifacts import artifact_key
     from prefect.client.orchestration import get_client
 
     async def read():

@@ -22,7 +22,7 @@ import duckdb
 import httpx
 import pytest
 
-from tasks.ports import free_port
+from mathprobe.tasks.ports import free_port
 from tests.support import early
 from tests.conftest import REPO
 from tests.support.cli import cli_env, error_lines, mathprobe
@@ -110,7 +110,7 @@ def test_a_warm_command_is_the_command_in_the_users_folder_and_terminal(started,
     env, _ = started
     pid, served = warm_status(env)
     user = dict(env, MATHPROBE_DATA_DIR=str(data_dir))
-    run = subprocess.run([sys.executable, "-m", "flows.launch", "run", "--benchmark", "wemath",
+    run = subprocess.run([sys.executable, "-m", "mathprobe", "run", "--benchmark", "wemath",
                           "--model", "baseline:random", "--run-id", "here", "--db", "rel.duckdb",
                           "--limit", "6"], cwd=tmp_path, env=user, capture_output=True,
                          text=True, timeout=120)
@@ -136,7 +136,7 @@ def test_ctrl_c_on_a_warm_command_keeps_its_answers_and_the_same_command_resumes
     env, _ = started
     api = FakeAPI(latency=0.4).start()
     user = dict(env, OPENAI_BASE_URL=api.openai_url, OPENAI_API_KEY="sk-test-warm")
-    args = [sys.executable, "-m", "flows.launch", "run", "--benchmark", "wemath", "--model",
+    args = [sys.executable, "-m", "mathprobe", "run", "--benchmark", "wemath", "--model",
             "openai:gpt-4o-mini", "--run-id", "ctrl-c", "--db", str(tmp_path / "c.duckdb"),
             "--data-dir", str(data_dir), "--limit", "40", "--concurrency", "2"]
     try:
@@ -276,7 +276,7 @@ def test_resuming_a_finished_run_asks_nothing_and_never_imports_prefect(
     assert fake_openai.served == asked                    # 0 requests
     imported = [line.split("|")[-1].strip() for line in again.stderr.splitlines()
                 if line.startswith("import time:")]
-    assert "tasks.runs.finished" in imported and "duckdb" in imported     # the trace works
+    assert "mathprobe.tasks.runs.finished" in imported and "duckdb" in imported  # the trace works
     assert not [m for m in imported if m.split(".")[0] == "prefect"], "Prefect was imported"
     # nor pandas: duckdb imports it (0.3-0.7 s) to bind a parameter, unless the command hides
     # it (the trace then lists duckdb's attempts at `pandas` itself, none of its modules)

@@ -13,9 +13,9 @@ import pytest
 from scipy import stats as sps
 from typer.testing import CliRunner
 
-from flows.cli import app
-from tasks.benchmarks import wemath
-from tasks.reports import compare, stats
+from mathprobe.flows.cli import app
+from mathprobe.tasks.benchmarks import wemath
+from mathprobe.tasks.reports import compare, stats
 from tests.reports.conftest import N_RIGHT, N_WRONG
 
 RUNS = ["v1", "v1-copy", "v1-perturbed", "v1-sub", "cm-zs", "cm-fs", "cmm-a"]
@@ -168,7 +168,7 @@ def test_mcnemar_is_scipys_exact_binomial_test():
 
 def test_stats_are_sums_over_cells():
     """ratio, macro, share_above, and an offset denominator (right / (count + 1))."""
-    from tasks.contract import Stat
+    from mathprobe.tasks.contract import Stat
     cells = {"a": 0, "b": 1, "c": 2}
     num = np.array([[3.0, 1.0, 0.0]])
     den = np.array([[4.0, 4.0, 0.0]])                 # c has no rows: left out

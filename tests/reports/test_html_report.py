@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 from typer.testing import CliRunner
 
-from flows.cli import app
+from mathprobe.flows.cli import app
 from tests.reports.conftest import N_RIGHT, N_WRONG
 
 CHROMIUM = "/usr/bin/chromium"

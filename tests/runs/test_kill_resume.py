@@ -47,10 +47,10 @@ def test_kill_9_then_resume(data_dir, db):
     interrupted, its flow run Crashed, and only what was not stored asked again."""
     api = FakeAPI(latency=0.05).start()
     try:
-        cmd = [sys.executable, "-m", "flows.cli", "run", "--benchmark", "wemath", "--model",
+        cmd = [sys.executable, "-m", "mathprobe", "run", "--benchmark", "wemath", "--model",
                "openai:m", "--run-id", "k", "--db", str(db), "--data-dir", str(data_dir),
                "--limit", str(LIMIT), "--concurrency", "4"]
-        from tasks.benchmarks import wemath
+        from mathprobe.tasks.benchmarks import wemath
         chosen = wemath.select(wemath.load(data_dir).items, LIMIT)   # whole problems: <= LIMIT
         n = len(chosen)
         dead_flow_runs = []

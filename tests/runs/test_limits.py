@@ -9,10 +9,10 @@ from concurrent.futures import Future
 
 import pytest
 
-from tasks.backends import get_backend
-from tasks.items import Request
-from tasks.runs import limits, runtime
-from tasks.runs.asking import respond
+from mathprobe.tasks.backends import get_backend
+from mathprobe.tasks.items import Request
+from mathprobe.tasks.runs import limits, runtime
+from mathprobe.tasks.runs.asking import respond
 
 pytestmark = pytest.mark.usefixtures("prefect_harness")
 

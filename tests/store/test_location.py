@@ -2,10 +2,10 @@
 import duckdb
 import pytest
 
-from tasks.errors import MathprobeError
-from tasks.store import lake
-from tasks.store.location import parse
-from tasks.store.sql import sql_files
+from mathprobe.tasks.errors import MathprobeError
+from mathprobe.tasks.store import lake
+from mathprobe.tasks.store.location import parse
+from mathprobe.tasks.store.sql import sql_files
 
 
 def test_db_names_a_file_or_a_lake(tmp_path):

@@ -6,9 +6,9 @@ import shutil
 
 import duckdb
 
-from tasks.store import Store
-from tasks.store import sql as store_sql
-from tasks.store.sql import sql_layer
+from mathprobe.tasks.store import Store
+from mathprobe.tasks.store import sql as store_sql
+from mathprobe.tasks.store.sql import sql_layer
 
 CATALOG = """
     SELECT 'table', table_name, comment, sql FROM duckdb_tables() WHERE NOT internal

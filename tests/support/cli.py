@@ -22,7 +22,7 @@ def cli_env(api=None, **extra: str) -> dict[str, str]:
 
 def mathprobe(*args: str, env: dict[str, str], timeout: float = 300,
               preexec_fn=None) -> subprocess.CompletedProcess:
-    return subprocess.run([sys.executable, "-m", "flows.launch", *args], cwd=REPO, env=env,
+    return subprocess.run([sys.executable, "-m", "mathprobe", *args], cwd=REPO, env=env,
                           capture_output=True, text=True, timeout=timeout,
                           preexec_fn=preexec_fn)
 
@@ -32,8 +32,8 @@ def invoke(*args: str):
     and Prefect import per command); the store is closed after it, as a new process finds it."""
     from typer.testing import CliRunner
 
-    from flows.cli import app
-    from tasks.store import close_all
+    from mathprobe.flows.cli import app
+    from mathprobe.tasks.store import close_all
 
     result = CliRunner().invoke(app, list(args))
     close_all()

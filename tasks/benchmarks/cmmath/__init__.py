@@ -19,27 +19,27 @@ from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
-from tasks.benchmarks.cmmath import _audit as audit
-from tasks.benchmarks.cmmath._audit import audit_rules, run_judge_audit, sample_path
-from tasks.benchmarks.cmmath._compare import CmmathComparison
-from tasks.benchmarks.cmmath._data import (NAME, STRATA, CmmathItem, Dataset, load,
-                                           reference_tables, strata)
-from tasks.benchmarks.cmmath._judge import (JUDGE_PARAMS, PROMPT_FORMATS, VERDICT_PARSERS,
-                                            VERDICT_RULES, judge_prompt, parse_verdict,
-                                            parse_verdict_official)
-from tasks.benchmarks.cmmath._options import gold_letters, option_letters, option_texts
-from tasks.benchmarks.cmmath._points import PointSyntaxError, item_points, parse_points
-from tasks.benchmarks.cmmath._prompts import (DEFAULT_SETTING, SETTINGS, build_prompt,
-                                              parse_setting, request_image)
-from tasks.benchmarks.cmmath._published import published
-from tasks.benchmarks.cmmath._report import build as build_report
-from tasks.benchmarks.cmmath._report import figures, render
-from tasks.benchmarks.cmmath._results import read_official_results
-from tasks.benchmarks.cmmath._rules import GRADERS, grade
-from tasks.contract import Benchmark, FunctionReport, Judge
-from tasks.errors import MathprobeError
-from tasks.items import Item
-from tasks.store import Store
+from mathprobe.tasks.benchmarks.cmmath import _audit as audit
+from mathprobe.tasks.benchmarks.cmmath._audit import audit_rules, run_judge_audit, sample_path
+from mathprobe.tasks.benchmarks.cmmath._compare import CmmathComparison
+from mathprobe.tasks.benchmarks.cmmath._data import (NAME, STRATA, CmmathItem, Dataset, load,
+                                                     reference_tables, strata)
+from mathprobe.tasks.benchmarks.cmmath._judge import (JUDGE_PARAMS, PROMPT_FORMATS, VERDICT_PARSERS,
+                                                      VERDICT_RULES, judge_prompt, parse_verdict,
+                                                      parse_verdict_official)
+from mathprobe.tasks.benchmarks.cmmath._options import gold_letters, option_letters, option_texts
+from mathprobe.tasks.benchmarks.cmmath._points import PointSyntaxError, item_points, parse_points
+from mathprobe.tasks.benchmarks.cmmath._prompts import (DEFAULT_SETTING, SETTINGS, build_prompt,
+                                                        parse_setting, request_image)
+from mathprobe.tasks.benchmarks.cmmath._published import published
+from mathprobe.tasks.benchmarks.cmmath._report import build as build_report
+from mathprobe.tasks.benchmarks.cmmath._report import figures, render
+from mathprobe.tasks.benchmarks.cmmath._results import read_official_results
+from mathprobe.tasks.benchmarks.cmmath._rules import GRADERS, grade
+from mathprobe.tasks.contract import Benchmark, FunctionReport, Judge
+from mathprobe.tasks.errors import MathprobeError
+from mathprobe.tasks.items import Item
+from mathprobe.tasks.store import Store
 
 # The paper's sampling (Table 13; prompts_published.json's sampling_table13, which a test checks).
 DEFAULT_PARAMS = {"temperature": 0.2, "max_tokens": 2048}
@@ -87,7 +87,7 @@ class CmmathJudge(Judge):
         on the authors' GradeGPT judgment sample (`judge_agreement` rows)."""
         rows = [audit_rules(store, audit_id, sample_path(data_dir))]
         if judge:
-            from tasks.runs.judging import judge_options
+            from mathprobe.tasks.runs.judging import judge_options
 
             rows += run_judge_audit(store, judge, audit_id, spec=self.configured(judge_options(judge)),
                                     data_dir=data_dir, concurrency=concurrency, limit=limit)

@@ -10,14 +10,14 @@ from collections.abc import Iterable, Sequence
 from pathlib import Path
 from typing import Any
 
-from tasks.benchmarks.cmmath._data import NAME
-from tasks.benchmarks.cmmath._judge import JUDGE_PARAMS, parse_verdict
-from tasks.benchmarks.cmmath._options import gold_letters, option_letters
-from tasks.benchmarks.cmmath._rules import grade
-from tasks.errors import DataError, MathprobeError
-from tasks.files import read_text
-from tasks.items import Item, Request
-from tasks.store import RunSpec, Store
+from mathprobe.tasks.benchmarks.cmmath._data import NAME
+from mathprobe.tasks.benchmarks.cmmath._judge import JUDGE_PARAMS, parse_verdict
+from mathprobe.tasks.benchmarks.cmmath._options import gold_letters, option_letters
+from mathprobe.tasks.benchmarks.cmmath._rules import grade
+from mathprobe.tasks.errors import DataError, MathprobeError
+from mathprobe.tasks.files import read_text
+from mathprobe.tasks.items import Item, Request
+from mathprobe.tasks.store import RunSpec, Store
 
 SAMPLE_FILE = "gradegpt_judgments_sample.jsonl"
 
@@ -173,8 +173,8 @@ def run_judge_audit(store: Store, judge: str, audit_id: str, *, spec: Any,
     verdicts and the cascade's (rules where decided, else the judge) and return both
     `judge_agreement` rows. `spec` is the CmmathJudge configured by the --judge value's options.
     Needs the rule audit of `audit_id` first."""
-    from tasks.backends import get_backend, parse_spec
-    from tasks.runs import judging, send
+    from mathprobe.tasks.backends import get_backend, parse_spec
+    from mathprobe.tasks.runs import judging, send
 
     backend = judging.backend_spec(judge)
     records = store.query("SELECT idx, question, reference, response FROM cmmath_judge_audit "

@@ -10,10 +10,10 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from typing import Any
 
-from tasks.benchmarks.cmmath._plots import plots
-from tasks.benchmarks.cmmath._report import ALPHAS, ANSWER_TYPES, GRADE_GROUPS
-from tasks.contract import Comparison, Plot, Stat, Table
-from tasks.store import Store
+from mathprobe.tasks.benchmarks.cmmath._plots import plots
+from mathprobe.tasks.benchmarks.cmmath._report import ALPHAS, ANSWER_TYPES, GRADE_GROUPS
+from mathprobe.tasks.contract import Comparison, Plot, Stat, Table
+from mathprobe.tasks.store import Store
 
 CURVE = tuple(k / 10 for k in range(10))          # the paper's SSR@alpha, alpha = 0 ... 0.9
 OFFICIAL_CURVE = tuple(k / 10 for k in range(9))  # the authors' thresholds, 0 ... 0.8

@@ -8,12 +8,12 @@ from functools import lru_cache
 from pathlib import Path
 from typing import Any
 
-from tasks import contract
-from tasks.benchmarks.cmmath._options import option_letters
-from tasks.benchmarks.cmmath._points import PointSyntaxError, item_points, official_point
-from tasks.errors import DataError
-from tasks.files import read_json
-from tasks.items import Item
+from mathprobe.tasks import contract
+from mathprobe.tasks.benchmarks.cmmath._options import option_letters
+from mathprobe.tasks.benchmarks.cmmath._points import PointSyntaxError, item_points, official_point
+from mathprobe.tasks.errors import DataError
+from mathprobe.tasks.files import read_json
+from mathprobe.tasks.items import Item
 
 
 NAME = "cmmath"

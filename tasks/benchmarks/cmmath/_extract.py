@@ -5,9 +5,9 @@ from __future__ import annotations
 
 import re
 
-from tasks.benchmarks.cmmath._text import (ZERO_WIDTH_RE, clean_text, in_math, last_boxed,
-                                           sentence_after, strip_wrappers)
-from tasks.options import LETTERS
+from mathprobe.tasks.benchmarks.cmmath._text import (ZERO_WIDTH_RE, clean_text, in_math, last_boxed,
+                                                     sentence_after, strip_wrappers)
+from mathprobe.tasks.options import LETTERS
 
 
 _MARKERS = [  # final-answer markers, most explicit first (the last occurrence in the text wins)

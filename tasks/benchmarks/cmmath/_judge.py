@@ -22,8 +22,8 @@ from __future__ import annotations
 
 import re
 
-from tasks.benchmarks.cmmath._judge_authors import JUDGE_PROMPT, JUDGE_TEMPLATE
-from tasks.benchmarks.cmmath._published import Published
+from mathprobe.tasks.benchmarks.cmmath._judge_authors import JUDGE_PROMPT, JUDGE_TEMPLATE
+from mathprobe.tasks.benchmarks.cmmath._published import Published
 
 PROMPT_FORMATS = ("gpt4", "gradegpt")
 VERDICT_RULES = ("strict", "official")

@@ -14,8 +14,8 @@ import re
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
 
-from tasks.benchmarks.cmmath._options import gold_letters
-from tasks.items import Item
+from mathprobe.tasks.benchmarks.cmmath._options import gold_letters
+from mathprobe.tasks.items import Item
 
 HOLDOUT_SALT = "cmmath-rules-holdout:"
 HOLDOUT_TENTHS = 4          # 40% of the records are held out

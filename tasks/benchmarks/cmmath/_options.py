@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import re
 
-from tasks.options import LETTERS, sequential_letters
+from mathprobe.tasks.options import LETTERS, sequential_letters
 
 
 

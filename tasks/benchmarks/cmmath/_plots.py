@@ -6,8 +6,8 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
-from tasks.benchmarks.cmmath._report import GRADE_GROUPS
-from tasks.contract import Plot
+from mathprobe.tasks.benchmarks.cmmath._report import GRADE_GROUPS
+from mathprobe.tasks.contract import Plot
 
 
 def plots(figures: Mapping[str, Mapping[str, Any]], curve: tuple[float, ...],

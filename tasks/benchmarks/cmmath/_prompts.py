@@ -9,9 +9,9 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from tasks.benchmarks.cmmath._published import Published, published
-from tasks.errors import DataError
-from tasks.items import Item
+from mathprobe.tasks.benchmarks.cmmath._published import Published, published
+from mathprobe.tasks.errors import DataError
+from mathprobe.tasks.items import Item
 
 
 MODES = ("text", "text+ocr", "image")

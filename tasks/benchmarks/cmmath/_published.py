@@ -10,8 +10,8 @@ from functools import lru_cache
 from pathlib import Path
 from typing import Any
 
-from tasks.errors import DataError
-from tasks.files import read_json
+from mathprobe.tasks.errors import DataError
+from mathprobe.tasks.files import read_json
 
 FILE = "prompts_published.json"
 

@@ -17,8 +17,8 @@ from typing import Any
 from rich.table import Table
 from rich.text import Text
 
-from tasks.reports.format import pct, row_or_column
-from tasks.store import Store
+from mathprobe.tasks.reports.format import pct, row_or_column
+from mathprobe.tasks.store import Store
 
 GRADE_GROUPS = {1: "Elementary", 2: "Junior", 3: "Senior"}
 ANSWER_TYPES = {"choice": "Choice", "free_form": "Free-form"}

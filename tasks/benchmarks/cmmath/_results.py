@@ -6,11 +6,11 @@ import re
 import unicodedata
 from pathlib import Path
 
-from tasks.benchmarks.cmmath._data import Dataset
-from tasks.benchmarks.cmmath._text import ZERO_WIDTH_RE
-from tasks.contract import OfficialRow
-from tasks.errors import DataError
-from tasks.files import read_result_rows, response_text
+from mathprobe.tasks.benchmarks.cmmath._data import Dataset
+from mathprobe.tasks.benchmarks.cmmath._text import ZERO_WIDTH_RE
+from mathprobe.tasks.contract import OfficialRow
+from mathprobe.tasks.errors import DataError
+from mathprobe.tasks.files import read_result_rows, response_text
 
 # The grader name of the verdicts an authors' result file carries.
 AUTHORS_JUDGE = "authors_judge"

@@ -22,18 +22,20 @@ from __future__ import annotations
 
 import re
 
-from tasks.benchmarks.cmmath._extract import (BLANK_RE, CONCLUDES_RE, NUMBER_RE, RELATION_RE,
-                                              extract_choice, final_region, judged_options)
-from tasks.benchmarks.cmmath._mentions import reference_absent
-from tasks.benchmarks.cmmath._options import gold_letters, option_texts
-from tasks.benchmarks.cmmath._parts import (concluded_values, named_values, reference_parts,
-                                            response_parts, value_named)
-from tasks.benchmarks.cmmath._text import (CJK_RE, at_depth0, canonical, clean_text,
-                                           split_outside, split_words_outside, strip_wrappers)
-from tasks.benchmarks.cmmath._values import (PART_LABEL_RE, Reference, Value, make_value,
-                                             parse_reference, same_value)
-from tasks.items import Item
-from tasks.options import LETTERS
+from mathprobe.tasks.benchmarks.cmmath._extract import (BLANK_RE, CONCLUDES_RE, NUMBER_RE,
+                                                        RELATION_RE, extract_choice, final_region,
+                                                        judged_options)
+from mathprobe.tasks.benchmarks.cmmath._mentions import reference_absent
+from mathprobe.tasks.benchmarks.cmmath._options import gold_letters, option_texts
+from mathprobe.tasks.benchmarks.cmmath._parts import (concluded_values, named_values,
+                                                      reference_parts, response_parts, value_named)
+from mathprobe.tasks.benchmarks.cmmath._text import (CJK_RE, at_depth0, canonical, clean_text,
+                                                     split_outside, split_words_outside,
+                                                     strip_wrappers)
+from mathprobe.tasks.benchmarks.cmmath._values import (PART_LABEL_RE, Reference, Value, make_value,
+                                                       parse_reference, same_value)
+from mathprobe.tasks.items import Item
+from mathprobe.tasks.options import LETTERS
 
 GRADERS = ("rules",)
 

@@ -9,8 +9,9 @@ from dataclasses import dataclass
 from functools import lru_cache
 from typing import Any
 
-from tasks.benchmarks.cmmath._text import (CJK_RE, ZERO_WIDTH_RE, at_depth0, canonical,
-                                           split_outside, split_words_outside, strip_wrappers)
+from mathprobe.tasks.benchmarks.cmmath._text import (CJK_RE, ZERO_WIDTH_RE, at_depth0, canonical,
+                                                     split_outside, split_words_outside,
+                                                     strip_wrappers)
 
 
 NO_ANSWER = ("暂无", "无", "略")   # "not available": the record carries no reference answer

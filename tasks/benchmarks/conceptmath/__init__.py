@@ -10,17 +10,18 @@ views of `sql/conceptmath/`.
 """
 from __future__ import annotations
 
-from tasks.benchmarks.conceptmath._compare import ConceptMathComparison
-from tasks.benchmarks.conceptmath._data import (NAME, STRATA, SYSTEMS, Dataset, concept_path,
-                                                language, load, reference_tables, strata)
-from tasks.benchmarks.conceptmath._grading import GRADERS, grade
-from tasks.benchmarks.conceptmath import _probes as probes
-from tasks.benchmarks.conceptmath._probes import PROBE_OBJECTS
-from tasks.benchmarks.conceptmath._prompts import DEFAULT_SETTING, SETTINGS, build_prompt
-from tasks.benchmarks.conceptmath._report import build as build_report
-from tasks.benchmarks.conceptmath._report import figures, render
-from tasks.benchmarks.conceptmath._results import read_official_results
-from tasks.contract import Benchmark, FunctionReport
+from mathprobe.tasks.benchmarks.conceptmath._compare import ConceptMathComparison
+from mathprobe.tasks.benchmarks.conceptmath._data import (NAME, STRATA, SYSTEMS, Dataset,
+                                                          concept_path, language, load,
+                                                          reference_tables, strata)
+from mathprobe.tasks.benchmarks.conceptmath._grading import GRADERS, grade
+from mathprobe.tasks.benchmarks.conceptmath import _probes as probes
+from mathprobe.tasks.benchmarks.conceptmath._probes import PROBE_OBJECTS
+from mathprobe.tasks.benchmarks.conceptmath._prompts import DEFAULT_SETTING, SETTINGS, build_prompt
+from mathprobe.tasks.benchmarks.conceptmath._report import build as build_report
+from mathprobe.tasks.benchmarks.conceptmath._report import figures, render
+from mathprobe.tasks.benchmarks.conceptmath._results import read_official_results
+from mathprobe.tasks.contract import Benchmark, FunctionReport
 
 DEFAULT_PARAMS = {"temperature": 0.0, "max_tokens": 1024}        # paper: greedy decoding
 

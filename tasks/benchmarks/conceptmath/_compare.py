@@ -8,9 +8,9 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from typing import Any
 
-from tasks.benchmarks.conceptmath._report import N_UNMASTERED, SETTINGS, SYSTEMS
-from tasks.contract import Comparison, Plot, Stat, Table
-from tasks.store import Store
+from mathprobe.tasks.benchmarks.conceptmath._report import N_UNMASTERED, SETTINGS, SYSTEMS
+from mathprobe.tasks.contract import Comparison, Plot, Stat, Table
+from mathprobe.tasks.store import Store
 
 LEVELS = (1, 2, 3)
 SHORT = {"element_en": "E-EN", "middle_en": "M-EN", "element_zh": "E-ZH", "middle_zh": "M-ZH"}

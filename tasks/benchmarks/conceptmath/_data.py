@@ -19,10 +19,10 @@ from functools import lru_cache
 from pathlib import Path
 from typing import Any
 
-from tasks import contract
-from tasks.errors import DataError
-from tasks.files import read_jsonl, read_text
-from tasks.items import Item
+from mathprobe.tasks import contract
+from mathprobe.tasks.errors import DataError
+from mathprobe.tasks.files import read_jsonl, read_text
+from mathprobe.tasks.items import Item
 
 NAME = "conceptmath"
 SYSTEMS = ("element_en", "element_zh", "middle_en", "middle_zh")     # file names = `grade` values

@@ -2,9 +2,9 @@
 (ours, `_strict`)."""
 from __future__ import annotations
 
-from tasks.benchmarks.conceptmath._official import official_correct, official_extracted
-from tasks.benchmarks.conceptmath._strict import strict_correct
-from tasks.items import Item
+from mathprobe.tasks.benchmarks.conceptmath._official import official_correct, official_extracted
+from mathprobe.tasks.benchmarks.conceptmath._strict import strict_correct
+from mathprobe.tasks.items import Item
 
 GRADERS = ("official", "strict")
 

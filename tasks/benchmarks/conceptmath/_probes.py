@@ -26,10 +26,10 @@ from collections.abc import Sequence
 from functools import lru_cache
 from typing import Any
 
-from tasks.benchmarks.conceptmath._data import language
-from tasks.contract import Dataset, Probe
-from tasks.errors import MathprobeError
-from tasks.items import Completion, Item, Request
+from mathprobe.tasks.benchmarks.conceptmath._data import language
+from mathprobe.tasks.contract import Dataset, Probe
+from mathprobe.tasks.errors import MathprobeError
+from mathprobe.tasks.items import Completion, Item, Request
 
 PROBES = ("rouge", "mink", "classify")
 SETTINGS = {"rouge": "contamination-rouge", "mink": "contamination-mink", "classify": "classify"}

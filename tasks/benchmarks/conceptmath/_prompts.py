@@ -11,9 +11,9 @@ or chain-of-thought: the question alone, and the question with a step-by-step in
 """
 from __future__ import annotations
 
-from tasks.benchmarks.conceptmath._data import FEWSHOT_FILE, language
-from tasks.errors import DataError
-from tasks.items import Chat, Item
+from mathprobe.tasks.benchmarks.conceptmath._data import FEWSHOT_FILE, language
+from mathprobe.tasks.errors import DataError
+from mathprobe.tasks.items import Chat, Item
 
 SETTINGS = ("zs", "zs-cot", "fs")     # zero-shot, zero-shot chain-of-thought, 5-shot
 DEFAULT_SETTING = "zs"

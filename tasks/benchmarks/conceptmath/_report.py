@@ -7,8 +7,8 @@ from typing import Any
 from rich.table import Table
 from rich.text import Text
 
-from tasks.reports.format import pct
-from tasks.store import Store
+from mathprobe.tasks.reports.format import pct
+from mathprobe.tasks.store import Store
 
 # The paper's column order and labels (Table 2).
 SYSTEMS = {"element_en": "Elementary-EN", "middle_en": "Middle-EN",

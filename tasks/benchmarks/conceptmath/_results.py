@@ -11,11 +11,11 @@ from __future__ import annotations
 from dataclasses import replace
 from pathlib import Path
 
-from tasks.benchmarks.conceptmath._data import (SYSTEMS, Dataset, _is_number, _json_safe,
-                                                gold_string)
-from tasks.errors import DataError
-from tasks.files import read_result_rows, response_text
-from tasks.items import Item
+from mathprobe.tasks.benchmarks.conceptmath._data import (SYSTEMS, Dataset, _is_number, _json_safe,
+                                                          gold_string)
+from mathprobe.tasks.errors import DataError
+from mathprobe.tasks.files import read_result_rows, response_text
+from mathprobe.tasks.items import Item
 
 
 def read_official_results(path: Path, dataset: Dataset) -> list[tuple[Item, str | None]]:

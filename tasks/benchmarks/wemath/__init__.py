@@ -10,15 +10,16 @@ from __future__ import annotations
 
 from typing import Any, ClassVar
 
-from tasks.benchmarks.wemath._data import (NAME, STRATA, Dataset, WemathItem, item_id, load,
-                                           option_letters, reference_tables, sample_unit, strata)
-from tasks.benchmarks.wemath._grader import GRADERS, extract_official, grade
-from tasks.benchmarks.wemath._prompts import DEFAULT_SETTING, SETTINGS, build_prompt
-from tasks.benchmarks.wemath._compare import WeMathComparison
-from tasks.benchmarks.wemath._report import build as build_report
-from tasks.benchmarks.wemath._report import figures, render
-from tasks.benchmarks.wemath._results import read_official_results
-from tasks.contract import Benchmark, FunctionReport
+from mathprobe.tasks.benchmarks.wemath._data import (NAME, STRATA, Dataset, WemathItem, item_id,
+                                                     load, option_letters, reference_tables,
+                                                     sample_unit, strata)
+from mathprobe.tasks.benchmarks.wemath._grader import GRADERS, extract_official, grade
+from mathprobe.tasks.benchmarks.wemath._prompts import DEFAULT_SETTING, SETTINGS, build_prompt
+from mathprobe.tasks.benchmarks.wemath._compare import WeMathComparison
+from mathprobe.tasks.benchmarks.wemath._report import build as build_report
+from mathprobe.tasks.benchmarks.wemath._report import figures, render
+from mathprobe.tasks.benchmarks.wemath._results import read_official_results
+from mathprobe.tasks.contract import Benchmark, FunctionReport
 
 DEFAULT_PARAMS = {"temperature": 0.0, "max_tokens": 1024}   # paper: greedy, 1024 new tokens
 

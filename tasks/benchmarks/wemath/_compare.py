@@ -7,9 +7,9 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from typing import Any
 
-from tasks.benchmarks.wemath._report import WEMATH_CATEGORIES
-from tasks.contract import Comparison, Plot, Section, Stat, Table
-from tasks.store import Store
+from mathprobe.tasks.benchmarks.wemath._report import WEMATH_CATEGORIES
+from mathprobe.tasks.contract import Comparison, Plot, Section, Stat, Table
+from mathprobe.tasks.store import Store
 
 RULES = ("strict", "loose")
 DIMENSIONS = ("IK", "IG", "CM", "RM")

@@ -8,11 +8,11 @@ from functools import lru_cache
 from pathlib import Path
 from typing import Any
 
-from tasks import contract
-from tasks.errors import DataError
-from tasks.files import read_json
-from tasks.items import Item
-from tasks.options import LETTERS, sequential_letters
+from mathprobe.tasks import contract
+from mathprobe.tasks.errors import DataError
+from mathprobe.tasks.files import read_json
+from mathprobe.tasks.items import Item
+from mathprobe.tasks.options import LETTERS, sequential_letters
 
 NAME = "wemath"
 

@@ -1,8 +1,8 @@
 """WE-MATH's official grader: the authors' answer extraction, exactly (docs/benchmarks.md, 1)."""
 from __future__ import annotations
 
-from tasks.items import Item
-from tasks.options import LETTERS
+from mathprobe.tasks.items import Item
+from mathprobe.tasks.options import LETTERS
 
 GRADERS = ("official",)
 

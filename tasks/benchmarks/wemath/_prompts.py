@@ -2,7 +2,7 @@
 augmentation (KCA), which adds the question's knowledge card before it."""
 from __future__ import annotations
 
-from tasks.items import Item
+from mathprobe.tasks.items import Item
 
 SETTINGS = ("plain", "kca")          # the paper's prompt and knowledge-concept augmentation
 DEFAULT_SETTING = "plain"

@@ -8,8 +8,8 @@ from typing import Any
 from rich.table import Table
 from rich.text import Text
 
-from tasks.reports.format import pct, row_or_column
-from tasks.store import Store
+from mathprobe.tasks.reports.format import pct, row_or_column
+from mathprobe.tasks.store import Store
 
 # The paper's column abbreviations for the 12 second-level categories (Table 1), in its order
 # (the order of the authors' evaluation/accuracy.py too: CPF before UPF, CSF before USF).

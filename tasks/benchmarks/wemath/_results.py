@@ -3,10 +3,10 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from tasks.benchmarks.wemath._data import Dataset, item_id
-from tasks.errors import DataError
-from tasks.files import read_result_rows, response_text
-from tasks.items import Item
+from mathprobe.tasks.benchmarks.wemath._data import Dataset, item_id
+from mathprobe.tasks.errors import DataError
+from mathprobe.tasks.files import read_result_rows, response_text
+from mathprobe.tasks.items import Item
 
 
 def read_official_results(path: Path, dataset: Dataset) -> list[tuple[Item, str | None]]:

@@ -9,10 +9,10 @@ import json
 import pytest
 from typer.testing import CliRunner
 
-from flows.cli import app
-from flows.eval import eval_flow
-from tasks.benchmarks import cmmath
-from tasks.store import open_store
+from mathprobe.flows.cli import app
+from mathprobe.flows.eval import eval_flow
+from mathprobe.tasks.benchmarks import cmmath
+from mathprobe.tasks.store import open_store
 
 pytestmark = pytest.mark.usefixtures("prefect_harness")
 JUDGE = "openai:fake-judge"
@@ -122,7 +122,7 @@ def test_text_ocr_setting_with_the_baseline_and_a_judge(api, data_dir, db):
     # the judge has no price: its cost is unknown, not $0.0000
     from rich.console import Console
 
-    from tasks.reports import render
+    from mathprobe.tasks.reports import render
     console = Console(record=True, width=400)
     console.print(render(report, 400))
     judge_line = next(line for line in console.export_text().splitlines()

@@ -4,13 +4,13 @@ import json
 
 import pytest
 
-from tasks.benchmarks import cmmath
-from tasks.benchmarks.cmmath import _judge_authors
-from tasks.benchmarks.cmmath import audit as judge
-from tasks.contract import Judge
-from tasks.errors import DataError, MathprobeError
-from tasks.runs import judging
-from tasks.store import Store
+from mathprobe.tasks.benchmarks import cmmath
+from mathprobe.tasks.benchmarks.cmmath import _judge_authors
+from mathprobe.tasks.benchmarks.cmmath import audit as judge
+from mathprobe.tasks.contract import Judge
+from mathprobe.tasks.errors import DataError, MathprobeError
+from mathprobe.tasks.runs import judging
+from mathprobe.tasks.store import Store
 from tests.conftest import shared_data_dir
 
 

@@ -6,12 +6,12 @@ from pathlib import Path
 
 import pytest
 
-from tasks import reports
-from tasks import runs
-from tasks.benchmarks import cmmath
-from tasks.benchmarks.cmmath import _report as report_cmmath
-from tasks.items import Completion
-from tasks.store import Store
+from mathprobe.tasks import reports
+from mathprobe.tasks import runs
+from mathprobe.tasks.benchmarks import cmmath
+from mathprobe.tasks.benchmarks.cmmath import _report as report_cmmath
+from mathprobe.tasks.items import Completion
+from mathprobe.tasks.store import Store
 from tests.benchmarks.cmmath.test_data import make_cmmath_dir, record, results_file
 
 # (id, answer_type, grade_id, category, knowledge_point, skill, gold, response, rules' verdict)

@@ -10,10 +10,10 @@ from pathlib import Path
 
 import pytest
 
-from tasks import reports, runs
-from tasks.benchmarks import cmmath
-from tasks.errors import DataError
-from tasks.store import Store
+from mathprobe.tasks import reports, runs
+from mathprobe.tasks.benchmarks import cmmath
+from mathprobe.tasks.errors import DataError
+from mathprobe.tasks.store import Store
 from tests.benchmarks.cmmath.test_data import make_cmmath_dir, record
 
 # Their script's groups, in its order.

@@ -4,9 +4,9 @@ never writes; the parse cache; and the measurement on the sample's worked soluti
 import math_verify
 import pytest
 
-from tasks.benchmarks import cmmath
-from tasks.benchmarks.cmmath import _measure, _mentions, _values
-from tasks.items import Item
+from mathprobe.tasks.benchmarks import cmmath
+from mathprobe.tasks.benchmarks.cmmath import _measure, _mentions, _values
+from mathprobe.tasks.items import Item
 from tests.benchmarks.cmmath.test_rules import choice, free, verdict
 
 POSITIVE = ("某校统计了成绩，则下列说法正确的是（   ）．\nA.平均分为$$80$$\nB.中位数为$$75$$\n"
@@ -174,10 +174,10 @@ def test_grading_runs_parses_each_distinct_expression_once(tmp_path, data_dir, m
     one, counted at its entry point) reads each distinct normalised expression once in all."""
     from collections import Counter
 
-    from tasks import registry
-    from tasks.items import Completion
-    from tasks.runs import grade_run, prepare
-    from tasks.store import RunSpec, Store
+    from mathprobe.tasks import registry
+    from mathprobe.tasks.items import Completion
+    from mathprobe.tasks.runs import grade_run, prepare
+    from mathprobe.tasks.store import RunSpec, Store
 
     for cached in (_values.make_value, _values._parse_math, _values._verify):
         cached.cache_clear()

@@ -9,11 +9,11 @@ import math
 import pytest
 import torch
 
-from flows.eval import eval_flow
-from flows.probes import classify_flow, contamination_flow
-from tasks.benchmarks import conceptmath
-from tasks.benchmarks.conceptmath import probes
-from tasks.store import open_store
+from mathprobe.flows.eval import eval_flow
+from mathprobe.flows.probes import classify_flow, contamination_flow
+from mathprobe.tasks.benchmarks import conceptmath
+from mathprobe.tasks.benchmarks.conceptmath import probes
+from mathprobe.tasks.store import open_store
 from tests.support.fake_api import fake_logprob, fake_tokens
 
 pytestmark = pytest.mark.usefixtures("prefect_harness")
@@ -166,7 +166,7 @@ def test_probes_through_an_openai_compatible_server(api, data_dir, db):
         n_opts = len(probes.level2_options(conceptmath.load(data_dir).items, system))
         assert rows[system]["mrr"] == pytest.approx(1 / n_opts) and rows[system]["top1"] == 0
     # `mathprobe report` on a probe run shows the probe's table
-    from tasks import reports
+    from mathprobe.tasks import reports
     report = reports.build(store, "cls")
     assert report["probe"] == "classify"
     assert {r["system"]: r["mrr"] for r in report["rows"]} == {s: r["mrr"] for s, r in rows.items()}
@@ -174,7 +174,7 @@ def test_probes_through_an_openai_compatible_server(api, data_dir, db):
 
 def test_contamination_needs_a_completion_endpoint(api, data_dir, db, monkeypatch):
     """A chat-only API cannot take the first half as is: a clear error before any run."""
-    from tasks.errors import MathprobeError
+    from mathprobe.tasks.errors import MathprobeError
 
     monkeypatch.setenv("ANTHROPIC_API_KEY", "sk-test-local")
     with pytest.raises(MathprobeError, match="no completion endpoint"):

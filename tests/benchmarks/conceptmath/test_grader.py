@@ -6,12 +6,12 @@ from pathlib import Path
 
 import pytest
 
-from tasks.benchmarks import conceptmath
-from tasks.benchmarks.conceptmath._official import (answer_span, find_numbers, gold_items,
-                                                    is_close, normalise, official_correct)
-from tasks.benchmarks.conceptmath._strict import strict_correct
-from tasks.errors import DataError
-from tasks.items import Chat
+from mathprobe.tasks.benchmarks import conceptmath
+from mathprobe.tasks.benchmarks.conceptmath._official import (answer_span, find_numbers, gold_items,
+                                                              is_close, normalise, official_correct)
+from mathprobe.tasks.benchmarks.conceptmath._strict import strict_correct
+from mathprobe.tasks.errors import DataError
+from mathprobe.tasks.items import Chat
 from tests.benchmarks.conceptmath.test_views import make_conceptmath_dir, row
 
 LEAF = "Calculate and Properties/Calculate/Decimals"
@@ -124,7 +124,7 @@ def test_plain_numbers_normalise_exactly_as_sympys_latex_parser_makes_them(text)
     from sympy import simplify
     from sympy.parsing.latex import parse_latex
 
-    from tasks.benchmarks.conceptmath._official import _prepare
+    from mathprobe.tasks.benchmarks.conceptmath._official import _prepare
 
     expected = _prepare(text)
     try:
@@ -314,8 +314,8 @@ def test_a_file_graded_against_its_own_answer(tmp_path):
     assert read.gold == "[2 ,3]" and read.payload["answer"] == "[second ,third]"
     assert conceptmath.grade("official", read, text)[1] is True
     # and an import grades the response against the file's answer
-    from tasks import runs
-    from tasks.store import Store
+    from mathprobe.tasks import runs
+    from mathprobe.tasks.store import Store
     results = _results(tmp_path, [{**row("element_en", 1, "A", "a", "x", "[2 ,3]"),
                                    "response": response}])
     store = Store(tmp_path / "s.duckdb")

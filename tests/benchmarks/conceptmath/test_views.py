@@ -7,12 +7,12 @@ from pathlib import Path
 import duckdb
 import pytest
 
-from tasks import reports
-from tasks import runs
-from tasks.benchmarks import conceptmath
-from tasks.benchmarks.conceptmath import _report as report_conceptmath
-from tasks.items import Completion
-from tasks.store import RunSpec, Store
+from mathprobe.tasks import reports
+from mathprobe.tasks import runs
+from mathprobe.tasks.benchmarks import conceptmath
+from mathprobe.tasks.benchmarks.conceptmath import _report as report_conceptmath
+from mathprobe.tasks.items import Completion
+from mathprobe.tasks.store import RunSpec, Store
 
 SYSTEMS = ("element_en", "element_zh", "middle_en", "middle_zh")
 

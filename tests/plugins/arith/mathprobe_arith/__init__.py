@@ -13,11 +13,11 @@ from typing import Any
 
 from rich.table import Table
 
-from tasks.contract import Benchmark, Dataset, Grade, fingerprint
-from tasks.errors import DataError
-from tasks.files import read_jsonl, read_result_rows, response_text
-from tasks.items import Item
-from tasks.reports.format import pct
+from mathprobe.tasks.contract import Benchmark, Dataset, Grade, fingerprint
+from mathprobe.tasks.errors import DataError
+from mathprobe.tasks.files import read_jsonl, read_result_rows, response_text
+from mathprobe.tasks.items import Item
+from mathprobe.tasks.reports.format import pct
 
 NUMBER_RE = re.compile(r"-?\d+(?:\.\d+)?")
 

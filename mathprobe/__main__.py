@@ -1,0 +1,4 @@
+"""`python -m mathprobe ...` is the `mathprobe` command."""
+from mathprobe.flows.launch import main
+
+main()
