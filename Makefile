@@ -25,21 +25,28 @@ chromium:
 	  { $(SUDO) apt-get update -qq && DEBIAN_FRONTEND=noninteractive $(SUDO) apt-get install -y -qq \
 	      --no-install-recommends chromium >/dev/null; }
 
-$(STAMP): pyproject.toml constraints.txt
+# The core install (`pip install mathprobe`: API and baseline runs, store, report, compare,
+# deploy) for the demo; the test suite adds the extras (PostgreSQL lakes, Triton) and its tools.
+$(STAMP): pyproject.toml setup.py constraints.txt
 	test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
 	$(BIN)/pip install -q --upgrade pip
-	$(BIN)/pip install -q -c constraints.txt -e '.[test]'
+	$(BIN)/pip install -q -c constraints.txt -e .
 	touch $(STAMP)
+
+$(STAMP)-test: $(STAMP)
+	$(BIN)/pip install -q -c constraints.txt -e '.[test,lake,triton]'
+	touch $(STAMP)-test
 
 install: $(STAMP)
 
 demo: $(STAMP)
 	$(BIN)/mathprobe demo
+	@echo "mathprobe is installed in $(VENV): 'source $(VENV)/bin/activate' puts it on PATH as 'mathprobe'."
 
-test: $(STAMP) postgres chromium
+test: $(STAMP)-test postgres chromium
 	$(BIN)/python -m pytest -q -n 2
 
-bench: $(STAMP) postgres
+bench: $(STAMP)-test postgres
 	$(BIN)/python benchmarks/wemath_views.py
 	$(BIN)/python benchmarks/lake.py
 	$(BIN)/python benchmarks/report_build.py

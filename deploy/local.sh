@@ -2,25 +2,38 @@
 # A team set-up on one machine: a Prefect server on loopback (on PostgreSQL with --postgres, as
 # Prefect recommends for teams; SQLite otherwise), a `process` work pool, the provider limits
 # (Prefect global concurrency limits mathprobe-<provider>, from MATHPROBE_MAX_CONCURRENCY_*),
-# the deployments of deploy/prefect.yaml and N workers. Afterwards, from any shell:
+# the deployments of prefect.yaml (beside this script) and N workers. It runs from a checkout
+# (deploy/local.sh, with the checkout's .venv) or from an installed mathprobe (`mathprobe
+# deploy up ...` runs this script from the package, with the Python that runs mathprobe).
+# Afterwards, from any shell:
 #   export PREFECT_API_URL=http://127.0.0.1:${PORT:-4200}/api
-#   prefect deployment run eval/full --param model=baseline:random \
-#       --param db=ducklake:sqlite:$PWD/lake.sqlite --param data_dir=$MATHPROBE_DATA_DIR
+#   prefect deployment run eval/full            # the defaults: data and store set at `up`
 # or press Run on eval/full (or eval/sweep) in the UI at http://127.0.0.1:${PORT:-4200}.
-# Workers on other machines: `prefect worker start --pool mathprobe-process` there, with
-# PREFECT_API_URL pointing here and MATHPROBE_REPO set at deploy time if their checkout
-# lives elsewhere.
+# Workers on other machines: `pip install mathprobe` there, then `prefect worker start --pool
+# mathprobe-process` with PREFECT_API_URL pointing here (and the data at the same path, or
+# data_dir given per run).
 #
-#   deploy/local.sh up [--workers N] [--postgres] | down | status
-# Environment: PORT (4200), STATE_DIR (.prefect-local: PREFECT_HOME, logs, pids), POOL,
-# PG_PORT (5433, with --postgres), WORKER_LIMIT (flow runs at once per worker; default none).
+#   local.sh up [--workers N] [--postgres] [--data-dir DIR] [--db STORE] | down | status
+# --data-dir (default $MATHPROBE_DATA_DIR, required) and --db (default $MATHPROBE_DB, else
+# mathprobe.duckdb in the current folder) become the deployments' defaults.
+# Environment: PORT (4200), STATE_DIR (.prefect-local in the checkout, else in the current
+# folder: PREFECT_HOME, logs, pids), POOL (mathprobe-process), PG_PORT (5433, with
+# --postgres), WORKER_LIMIT (flow runs at once per worker; default none), BIN (the folder of
+# the python, prefect and mathprobe to use; default the checkout's .venv/bin).
 set -euo pipefail
-REPO="$(cd "$(dirname "$0")/.." && pwd)"
+HERE="$(cd "$(dirname "$0")" && pwd)"
+REPO=""
+if [[ -f $HERE/../pyproject.toml && -f $HERE/../flows/eval.py ]]; then
+  REPO="$(cd "$HERE/.." && pwd)"
+fi
 PORT="${PORT:-4200}"
-STATE_DIR="${STATE_DIR:-$REPO/.prefect-local}"
+STATE_DIR="${STATE_DIR:-${REPO:-$PWD}/.prefect-local}"
 POOL="${POOL:-mathprobe-process}"
 PG_PORT="${PG_PORT:-5433}"
-BIN="$REPO/.venv/bin"
+if [[ -z ${BIN:-} ]]; then
+  if [[ -n $REPO ]]; then BIN="$REPO/.venv/bin"
+  else BIN="$(dirname "$(command -v prefect || echo /nonexistent/prefect)")"; fi
+fi
 export PREFECT_HOME="$STATE_DIR/home"
 export PREFECT_API_URL="http://127.0.0.1:$PORT/api"
 export PREFECT_SERVER_ANALYTICS_ENABLED=false
@@ -73,17 +86,32 @@ case "${1:-up}" in
   up)
     shift || true
     n_workers=1; postgres=0
+    data_dir="${MATHPROBE_DATA_DIR:-}"; db="${MATHPROBE_DB:-mathprobe.duckdb}"
     while [[ $# -gt 0 ]]; do
       case "$1" in
         --workers) n_workers=${2:?--workers N}; shift 2 ;;
         --postgres) postgres=1; shift ;;
-        *) echo "usage: $0 up [--workers N] [--postgres]" >&2; exit 2 ;;
+        --data-dir) data_dir=${2:?--data-dir DIR}; shift 2 ;;
+        --db) db=${2:?--db STORE}; shift 2 ;;
+        *) echo "usage: $0 up [--workers N] [--postgres] [--data-dir DIR] [--db STORE]" >&2; exit 2 ;;
       esac
     done
-    test -x "$BIN/prefect" || make -C "$REPO" install
+    if [[ -z $data_dir ]]; then
+      echo "error: no data directory: pass --data-dir DIR or set MATHPROBE_DATA_DIR (the folder that holds wemath/, conceptmath/, cmmath/); the deployments run with it by default" >&2
+      exit 2
+    fi
+    if [[ ! -d $data_dir ]]; then
+      echo "error: --data-dir $data_dir: no such directory" >&2; exit 2
+    fi
+    if [[ ! -x $BIN/prefect && -n $REPO ]]; then make -C "$REPO" install; fi
+    if [[ ! -x $BIN/prefect ]]; then
+      echo "error: no prefect in $BIN: install mathprobe there, or set BIN to its folder" >&2; exit 2
+    fi
+    case "$db" in ducklake:*|/*) ;; *) db="$PWD/$db" ;; esac
+    export MATHPROBE_DATA_DIR="$(cd "$data_dir" && pwd -P)" MATHPROBE_DB="$db"
     if [[ $postgres == 1 ]]; then
       PG_DIR="${PG_DIR:-$STATE_DIR/postgres}"
-      "$REPO/deploy/postgres.sh" start "$PG_DIR" "$PG_PORT" prefect
+      "$HERE/postgres.sh" start "$PG_DIR" "$PG_PORT" prefect
       echo "$PG_DIR" >"$STATE_DIR/postgres.dir"
       export PREFECT_SERVER_DATABASE_CONNECTION_URL="postgresql+asyncpg://postgres@127.0.0.1:$PG_PORT/prefect"
     fi
@@ -91,22 +119,22 @@ case "${1:-up}" in
     wait_healthy
     "$BIN/prefect" work-pool inspect "$POOL" >/dev/null 2>&1 \
       || "$BIN/prefect" work-pool create "$POOL" --type process >/dev/null
-    (cd "$REPO" && "$BIN/python" -m tasks.runs.limits)
-    (cd "$REPO" && "$BIN/prefect" --no-prompt deploy --prefect-file deploy/prefect.yaml --all)
+    "$BIN/python" -m mathprobe.tasks.runs.limits
+    "$BIN/prefect" --no-prompt deploy --prefect-file "$HERE/prefect.yaml" --all --pool "$POOL"
     limit=()
     [[ -n ${WORKER_LIMIT:-} ]] && limit=(--limit "$WORKER_LIMIT")
     for i in $(seq 1 "$n_workers"); do
       start_bg "worker-$i" "$BIN/prefect" worker start --pool "$POOL" --type process \
         --name "mathprobe-worker-$i" "${limit[@]}"
     done
-    echo "Prefect UI: http://127.0.0.1:$PORT   (export PREFECT_API_URL=$PREFECT_API_URL); $n_workers worker(s)"
+    echo "Prefect UI: http://127.0.0.1:$PORT   (export PREFECT_API_URL=$PREFECT_API_URL); $n_workers worker(s); runs read $MATHPROBE_DATA_DIR and write $MATHPROBE_DB by default"
     ;;
   down)
     # shellcheck disable=SC2046
     stop_bg $(workers)
     stop_bg server
     if [[ -f $STATE_DIR/postgres.dir ]]; then
-      "$REPO/deploy/postgres.sh" stop "$(cat "$STATE_DIR/postgres.dir")"
+      "$HERE/postgres.sh" stop "$(cat "$STATE_DIR/postgres.dir")"
       rm -f "$STATE_DIR/postgres.dir"
     fi
     ;;
@@ -119,5 +147,5 @@ case "${1:-up}" in
       fi
     done
     ;;
-  *) echo "usage: $0 up [--workers N] [--postgres] | down | status" >&2; exit 2 ;;
+  *) echo "usage: $0 up [--workers N] [--postgres] [--data-dir DIR] [--db STORE] | down | status" >&2; exit 2 ;;
 esac

@@ -19,12 +19,12 @@ import typer
 from rich.console import Console
 from rich.text import Text
 
-from flows import probes_cli, results_cli, server, triton_cli
-from flows.cli_common import (DEBUG, MODELS_HELP, SETTINGS_HELP, Benchmark, DataDir, DataPath,
-                              Db, RunId, emit, err, existing, importing, load_flow,
-                              open_existing, progress_bar)
-from flows.exits import EXIT_CODES, release_frames, run_exit_code
-from tasks.errors import Exit, MathprobeError
+from mathprobe.flows import deploy_cli, probes_cli, results_cli, server, triton_cli
+from mathprobe.flows.cli_common import (DEBUG, MODELS_HELP, SETTINGS_HELP, Benchmark, DataDir,
+                                        DataPath, Db, RunId, emit, err, existing, importing,
+                                        invocation, load_flow, open_existing, progress_bar)
+from mathprobe.flows.exits import EXIT_CODES, release_frames, run_exit_code
+from mathprobe.tasks.errors import Exit, MathprobeError
 
 # The ephemeral Prefect server's telemetry heartbeat races its own SQLite file and logs a
 # spurious "database is locked" traceback on every local run; nothing here needs telemetry.
@@ -74,9 +74,9 @@ def import_(
     data_path: DataPath = None,
 ) -> None:
     """Load responses produced elsewhere, grade them, and fill every view."""
-    from tasks import registry
-    from tasks.runs import import_official, preflight
-    from tasks.store import open_store
+    from mathprobe.tasks import registry
+    from mathprobe.tasks.runs import import_official, preflight
+    from mathprobe.tasks.store import open_store
 
     if fmt != "official":
         raise MathprobeError(f"--format {fmt!r}: only 'official' (the authors' result format)")
@@ -119,7 +119,7 @@ def run(
     data_path: DataPath = None,
 ) -> None:
     """Run the `eval` flow locally and print the report. The same --run-id resumes."""
-    from tasks.runs import preflight
+    from mathprobe.tasks.runs import preflight
 
     plan = preflight.check_eval(benchmark=benchmark, model=model, setting=setting,
                                 run_id=run_id, db=db, data_dir=data_dir, limit=limit,
@@ -130,7 +130,7 @@ def run(
     if stored is not None:                 # nothing left to do: no Prefect at all
         emit(stored, as_json)
         raise typer.Exit(run_exit_code(stored))
-    from tasks.backends import MODULES, parse_spec
+    from mathprobe.tasks.backends import MODULES, parse_spec
 
     eval_flow = load_flow("eval", "eval_flow")
     with importing(MODULES[parse_spec(model)[0]]), progress_bar():
@@ -147,8 +147,8 @@ def run(
 def _stored_report(db: str, plan, limit: int | None, retry_failed: bool,
                    judge: str | None, data_path: str | None) -> dict | None:
     """The stored report of a run with nothing left to do (`tasks.runs.finished`), or None."""
-    from tasks import reports
-    from tasks.runs.finished import finished
+    from mathprobe.tasks import reports
+    from mathprobe.tasks.runs.finished import finished
 
     store = finished(db, plan.bench, plan.data_dir, plan.run_id, limit, retry_failed, judge,
                      data_path)
@@ -177,11 +177,11 @@ def report(
 ) -> None:
     """Print the paper-style tables of a stored run, or write the HTML report of one run or
     several (--html FILE [--runs A,B,...])."""
-    from tasks import reports
+    from mathprobe.tasks import reports
 
     existing(db)
     if html is not None:
-        from flows.results_cli import write_html
+        from mathprobe.flows.results_cli import write_html
 
         write_html(db, run_id, runs, html, grader=grader, figures=figures, data_dir=data_dir)
         return
@@ -205,8 +205,8 @@ def sql(
     """Query the store read-only (the same as the duckdb CLI, without installing it)."""
     import duckdb
 
-    from tasks.store.errors import connect
-    from tasks.store.lake import connect as connect_lake
+    from mathprobe.tasks.store.errors import connect
+    from mathprobe.tasks.store.lake import connect as connect_lake
     loc = existing(db)
     if loc.is_lake:
         con = connect_lake(loc, read_only=True)
@@ -229,8 +229,8 @@ def demo(
 ) -> None:
     """The main job on embedded defaults: each benchmark's demo run (the chance baseline on all
     of WE-MATH testmini), printed as the paper's tables."""
-    from tasks import registry
-    from tasks.runs import preflight
+    from mathprobe.tasks import registry
+    from mathprobe.tasks.runs import preflight
 
     preflight.store_path(db)
     for bench in registry.all_benchmarks():
@@ -250,7 +250,7 @@ def demo(
         if bench.demo.get("query"):
             queries.append(bench.demo["query"].format(run_id=run_id))
     Console().print(f"\nStored in {db}. Query it by hand, e.g.:\n"
-                    + "\n".join(f'  mathprobe sql --db {db} "{q}"' for q in queries),
+                    + "\n".join(f'  {invocation()} sql --db {db} "{q}"' for q in queries),
                     soft_wrap=True)
 
 
@@ -274,9 +274,9 @@ def store_copy(
 ) -> None:
     """Copy runs (responses, verdicts, log-probabilities, probe scores, and the items and
     reference tables their views need) from SRC to DST. Runs DST already has are skipped."""
-    from tasks.store import open_store
-    from tasks.store.copy import copy_runs
-    from tasks.store.location import parse
+    from mathprobe.tasks.store import open_store
+    from mathprobe.tasks.store.copy import copy_runs
+    from mathprobe.tasks.store.location import parse
 
     out = copy_runs(parse(src), open_store(dst, data_path), run_ids)
     err.print(f"copied {len(out['copied'])} run(s) ({out['responses']} responses) from {src} "
@@ -286,6 +286,7 @@ def store_copy(
 
 app.add_typer(server.app, name="server")
 app.add_typer(triton_cli.app, name="triton")
+app.add_typer(deploy_cli.app, name="deploy")
 
 def main(argv: list[str] | None = None) -> None:
     """The `mathprobe` entry point: exit statuses as documented (EXIT_CODES), a user error as
@@ -294,9 +295,9 @@ def main(argv: list[str] | None = None) -> None:
     if "--debug" in args[1:]:               # accepted after the command too
         args.remove("--debug")
         args.insert(0, "--debug")
-    if "--debug" in args or os.environ.get("MATHPROBEDEBUG"):
+    if "--debug" in args or _env_flag("MATHPROBE_DEBUG"):
         DEBUG.set()
-    from tasks.store.duckdb_store import pandas_hidden
+    from mathprobe.tasks.store.duckdb_store import pandas_hidden
 
     try:
         with pandas_hidden():
@@ -322,6 +323,11 @@ def main(argv: list[str] | None = None) -> None:
 
 
 INTERRUPTED = "interrupted; run the same command again to resume"
+
+
+def _env_flag(name: str) -> bool:
+    """An environment switch as people write one: set and not 0/false/no/off."""
+    return os.environ.get(name, "").strip().lower() not in ("", "0", "false", "no", "off")
 
 
 def _error(exc: BaseException | None, message: str) -> None:

@@ -15,9 +15,9 @@ import typer
 from rich.console import Console
 from rich.text import Text
 
-from flows import server
-from flows.exits import quiet_user_error_tracebacks
-from tasks.errors import MathprobeError
+from mathprobe.flows import server
+from mathprobe.flows.exits import quiet_user_error_tracebacks
+from mathprobe.tasks.errors import MathprobeError
 
 err = Console(stderr=True)
 DEBUG = threading.Event()      # --debug: show tracebacks of user errors
@@ -25,7 +25,7 @@ DEBUG = threading.Event()      # --debug: show tracebacks of user errors
 
 def _choices() -> tuple[str, str]:
     """The benchmarks and their settings, for --help (a broken plug-in must not break it)."""
-    from tasks import registry
+    from mathprobe.tasks import registry
 
     try:
         benches = registry.all_benchmarks()
@@ -52,9 +52,26 @@ DataPath = Annotated[Optional[str], typer.Option(
 RunId = Annotated[str, typer.Option("--run-id", help="Run id; reuse it to resume a run.")]
 Benchmark = Annotated[str, typer.Option("--benchmark", help=f"One of: {BENCHMARKS_HELP}.")]
 
+def invocation() -> str:
+    """How to call mathprobe from the user's shell, for hints meant to be pasted: `mathprobe`
+    when that name on PATH is this installation, else this installation's script by its path
+    (e.g. `.venv/bin/mathprobe` after `make demo` without activating the virtualenv)."""
+    import os
+    import shutil
+
+    script = Path(sys.executable).parent / "mathprobe"
+    found = shutil.which("mathprobe")
+    if not script.exists() or (found and Path(found).resolve() == script.resolve()):
+        return "mathprobe"
+    try:
+        return str(script.relative_to(Path.cwd()))
+    except ValueError:
+        return str(script) if os.sep in str(script) else f"./{script}"
+
+
 def existing(db: str):
     """The location of a store that must already exist (commands that only read)."""
-    from tasks.store.location import parse
+    from mathprobe.tasks.store.location import parse
 
     loc = parse(db)
     if not loc.exists():
@@ -65,7 +82,7 @@ def existing(db: str):
 def open_existing(db: str):
     """An existing store, opened read-only: showing results writes nothing (a read-only mount
     or a full disk is fine)."""
-    from tasks.store import open_store
+    from mathprobe.tasks.store import open_store
 
     existing(db)
     return open_store(db, read_only=True)
@@ -83,7 +100,7 @@ def load_flow(module: str, name: str):
     if server.use_running() is None and not _NOTED.is_set():     # before Prefect is imported
         _NOTED.set()
         err.print(Text(server.temporary_note(), style="dim"), soft_wrap=True)
-    flow = getattr(importlib.import_module(f"flows.{module}"), name)
+    flow = getattr(importlib.import_module(f"mathprobe.flows.{module}"), name)
     if not DEBUG.is_set():
         quiet_user_error_tracebacks()
     return flow
@@ -119,7 +136,7 @@ def progress_bar():
     from rich.progress import (BarColumn, MofNCompleteColumn, Progress, TextColumn,
                                TimeElapsedColumn, TimeRemainingColumn)
 
-    from tasks.runs import progress as events
+    from mathprobe.tasks.runs import progress as events
 
     bar = Progress(TextColumn("{task.description}"), BarColumn(), MofNCompleteColumn(),
                    TextColumn("{task.fields[counts]}"), TimeElapsedColumn(),
@@ -154,5 +171,5 @@ def emit(report: dict, as_json: bool) -> None:
     if as_json:
         sys.stdout.write(json.dumps(report, indent=2, default=str) + "\n")
     else:
-        from tasks.reports import print_report
+        from mathprobe.tasks.reports import print_report
         print_report(report)

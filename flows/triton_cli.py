@@ -8,8 +8,8 @@ from typing import Annotated, Optional
 
 import typer
 
-from flows.cli_common import err
-from tasks.errors import MathprobeError
+from mathprobe.flows.cli_common import err, invocation
+from mathprobe.tasks.errors import MathprobeError
 
 app = typer.Typer(help="Triton Inference Server: serve the model repository, build a "
                 "tiny model.", no_args_is_help=True)
@@ -27,14 +27,17 @@ def triton_serve(
     """Start tritonserver (the nvidia-pytriton binary, CPU) and serve until Ctrl-C / SIGTERM."""
     import signal
 
-    from tasks.serving.triton_server import MODEL_REPOSITORY, TritonServer
+    from mathprobe.tasks import extras
+
+    extras.require("triton", "mathprobe triton serve")
+    from mathprobe.tasks.serving.triton_server import MODEL_REPOSITORY, TritonServer
 
     server = TritonServer(model_dir, model_repository=model_repository or MODEL_REPOSITORY,
                           grpc_port=grpc_port, http_port=http_port, log_file=log_file)
     err.print(f"starting tritonserver on gRPC {server.grpc_url} (models: "
               f"{', '.join(server.models)}; model dir {model_dir}) ...")
     server.start()
-    err.print(f"ready: mathprobe run --model triton:lmm_generate --triton-url {server.grpc_url} ...")
+    err.print(f"ready: {invocation()} run --model triton:lmm_generate --triton-url {server.grpc_url} ...")
     stop = threading.Event()
     for sig in (signal.SIGINT, signal.SIGTERM):
         signal.signal(sig, lambda *_: stop.set())
@@ -55,7 +58,10 @@ def triton_tiny_model(
     seed: Annotated[int, typer.Option("--seed")] = 0,
 ) -> None:
     """Build a tiny randomly initialised model with an in-process trained tokenizer (offline)."""
-    from tasks.serving import tiny_model
+    from mathprobe.tasks import extras
+
+    extras.require("triton", "mathprobe triton tiny-model", ("torch", "transformers"))
+    from mathprobe.tasks.serving import tiny_model
 
     path = tiny_model.build(out, kind=kind, seed=seed)
     err.print(f"tiny {kind} model written to {path}")

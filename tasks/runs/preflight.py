@@ -15,15 +15,15 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from tasks import registry
-from tasks.backends import BACKENDS, KEY_ENV, parse_spec
-from tasks.backends.secrets import block_name, key_available
-from tasks.contract import Benchmark
-from tasks.errors import MathprobeError
-from tasks.runs import judging
-from tasks.store import RunSpec
-from tasks.store.duckdb_store import check_same_work, peek
-from tasks.store.location import parse
+from mathprobe.tasks import extras, registry
+from mathprobe.tasks.backends import BACKENDS, KEY_ENV, parse_spec
+from mathprobe.tasks.backends.secrets import block_name, key_available
+from mathprobe.tasks.contract import Benchmark
+from mathprobe.tasks.errors import MathprobeError
+from mathprobe.tasks.runs import judging
+from mathprobe.tasks.store import RunSpec
+from mathprobe.tasks.store.duckdb_store import check_same_work, peek
+from mathprobe.tasks.store.location import parse
 
 
 def check_counts(**options: int | float | None) -> None:
@@ -76,6 +76,8 @@ def model(spec: str, option: str = "--model") -> tuple[str, str]:
     """A BACKEND:NAME whose backend exists, whose replay file exists and whose API key can be
     had (from the environment, or a Prefect Secret block)."""
     kind, name = parse_spec(spec, option)
+    if kind == "triton":
+        extras.require("triton", f"{option} {spec!r}", ("tritonclient",))
     if kind == "replay" and not Path(name).expanduser().is_file():
         raise MathprobeError(f"{option} {spec!r}: replay file {name} not found")
     env = KEY_ENV.get(kind)
@@ -97,6 +99,8 @@ def store_path(db: str | Path, data_path: str | None = None) -> Path | None:
     """A store that can be created or opened: a file (or a SQLite lake catalog) whose folder
     exists or can be made; None for a PostgreSQL-catalogued lake (its server tells)."""
     loc = parse(db, data_path)
+    if loc.is_lake and loc.catalog == "postgres":
+        extras.require("lake", f"--db {db}", ("duckdb_extension_postgres_scanner",))
     if loc.is_lake and loc.catalog != "sqlite":
         return None
     path = Path(loc.target)

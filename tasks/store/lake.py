@@ -48,9 +48,10 @@ import duckdb
 from tenacity import (Retrying, retry_if_exception, stop_after_delay,
                       wait_random_exponential)
 
-from tasks.errors import MathprobeError
-from tasks.store import run_data
-from tasks.store.location import Location
+from mathprobe.tasks import extras
+from mathprobe.tasks.errors import MathprobeError
+from mathprobe.tasks.store import run_data
+from mathprobe.tasks.store.location import Location
 
 T = TypeVar("T")
 
@@ -86,15 +87,16 @@ def extension_file(name: str) -> str | None:
 
 
 def load_extension(con: duckdb.DuckDBPyConnection, name: str) -> None:
-    """LOAD an extension from its installed PyPI package (works offline); otherwise DuckDB's
-    own INSTALL (needs the extension repository, i.e. the internet)."""
+    """LOAD an extension from its installed PyPI package (offline). DuckDB's own INSTALL would
+    reach for the internet: never; a missing package is the `lake` extra's one-line error."""
     path = extension_file(name)
+    if path is None:
+        extras.require("lake", f"a DuckLake store (DuckDB's {name} extension)",
+                       (f"duckdb_extension_{name}",))
+        raise MathprobeError(f"the DuckDB extension {name!r} is not in its package for duckdb "
+                             f"{duckdb.__version__}: pip install 'mathprobe[lake]' again")
     try:
-        if path:
-            con.execute(f"LOAD '{path}'")
-        else:
-            con.execute(f"INSTALL {name}")
-            con.execute(f"LOAD {name}")
+        con.execute(f"LOAD '{path}'")
     except duckdb.Error as exc:
         raise MathprobeError(
             f"cannot load the DuckDB extension {name!r} ({exc}); install the PyPI package "

@@ -14,7 +14,7 @@ from pathlib import Path
 
 import pytest
 
-from tasks.ports import free_port
+from mathprobe.tasks.ports import free_port
 from tests.conftest import REPO, shared_data_dir
 from tests.support import early
 from tests.support.fake_api import FakeAPI
@@ -72,13 +72,14 @@ def _start_postgres() -> tuple[str, subprocess.CompletedProcess, int]:
 def _team_env(state: Path, port: int, api: FakeAPI) -> dict[str, str]:
     env = {k: v for k, v in os.environ.items()
            if not k.startswith(("PREFECT_", "MATHPROBE_MAX_CONCURRENCY_", "OPENAI_"))
-           and k != "MATHPROBE_REPO"}
+           and k not in ("MATHPROBE_REPO", "MATHPROBE_DB")}
     env.update(PORT=str(port), STATE_DIR=str(state), PREFECT_HOME=str(state / "home"),
                PREFECT_API_URL=f"http://127.0.0.1:{port}/api",
                PREFECT_SERVER_ANALYTICS_ENABLED="false",
                PREFECT_WORKER_QUERY_SECONDS="1", WORKER_LIMIT="2",
                OPENAI_BASE_URL=api.openai_url, OPENAI_API_KEY="sk-test-local",
-               MATHPROBE_DATA_DIR=str(shared_data_dir()), PYTHONUNBUFFERED="1")
+               MATHPROBE_DATA_DIR=str(shared_data_dir()), PYTHONUNBUFFERED="1",
+               MATHPROBE_DB=str(state / "team.duckdb"))      # the deployments' default store
     return env
 
 

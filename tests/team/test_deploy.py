@@ -1,10 +1,12 @@
 """(e) The documented deploy command, as a user types it, gives a deployment that runs."""
 from __future__ import annotations
 
+import subprocess
+
 import duckdb
 import httpx
 
-from flows.artifacts import artifact_key
+from mathprobe.flows.artifacts import artifact_key
 from tests.conftest import REPO
 from tests.team.conftest import BIN
 
@@ -12,7 +14,6 @@ from tests.team.conftest import BIN
 # ~20-45 s: `prefect deploy` (a process), then a worker starts the flow run as a process of its
 # own (Python, Prefect, the flow) and the run goes through the team server.
 def test_plain_prefect_deploy_then_deployment_run_completes(team, tmp_path, data_dir):
-    assert "MATHPROBE_REPO" not in team.env
     deployed = team.run(str(BIN / "prefect"), "--no-prompt", "deploy", "--prefect-file",
                         "deploy/prefect.yaml", "--all", cwd=REPO)
     assert deployed.returncode == 0, deployed.stdout[-2000:] + deployed.stderr[-2000:]
@@ -58,9 +59,31 @@ def test_plain_prefect_deploy_then_deployment_run_completes(team, tmp_path, data
         con.close()
 
 
-def test_deploy_with_a_wrong_checkout_fails_at_deploy_time_saying_why(team, tmp_path):
-    bad = team.run(str(BIN / "prefect"), "--no-prompt", "deploy", "--prefect-file",
-                   "deploy/prefect.yaml", "--all", cwd=REPO, MATHPROBE_REPO=str(tmp_path))
+def test_defaults_as_the_run_button_uses_them_complete(team):
+    """`local.sh up` set the data directory and the store at deploy time (MATHPROBE_DATA_DIR,
+    MATHPROBE_DB): a run with no parameter at all, as pressing Run in the UI makes, completes."""
+    run = team.run(str(BIN / "prefect"), "deployment", "run", "eval/full", "--watch",
+                   "--watch-timeout", "180", cwd=team.state, timeout=240)
+    assert run.returncode == 0, run.stdout[-3000:] + run.stderr[-3000:]
+    assert "Flow run finished successfully in 'Completed: run " in " ".join(run.stdout.split())
+    con = duckdb.connect(team.env["MATHPROBE_DB"], read_only=True)
+    try:
+        assert con.execute("SELECT benchmark, model, status, n_items FROM runs").fetchall() == [
+            ("wemath", "baseline:random", "completed", 1740)]
+    finally:
+        con.close()
+
+
+def test_deploy_without_a_data_directory_fails_at_deploy_time_saying_why(team):
+    env = {k: v for k, v in team.env.items() if k != "MATHPROBE_DATA_DIR"}
+    bad = subprocess.run([str(BIN / "prefect"), "--no-prompt", "deploy", "--prefect-file",
+                          "deploy/prefect.yaml", "--all"], env=env, cwd=REPO, text=True,
+                         capture_output=True, timeout=240)
     assert bad.returncode != 0
-    assert (f"mathprobe deploy: {tmp_path} is not a mathprobe checkout"
-            in bad.stdout + bad.stderr)
+    assert "mathprobe deploy: set MATHPROBE_DATA_DIR" in bad.stdout + bad.stderr
+    missing = team.run(str(BIN / "prefect"), "--no-prompt", "deploy", "--prefect-file",
+                       "deploy/prefect.yaml", "--all", cwd=REPO,
+                       MATHPROBE_DATA_DIR=str(team.state / "nowhere"))
+    assert missing.returncode != 0
+    assert f"MATHPROBE_DATA_DIR={team.state / 'nowhere'}: no such directory" in (
+        missing.stdout + missing.stderr)

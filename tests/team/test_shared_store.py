@@ -7,9 +7,9 @@ import time
 import pytest
 from typer.testing import CliRunner
 
-from flows.cli import app
-from tasks.errors import MathprobeError
-from tasks.store import close_all, open_store
+from mathprobe.flows.cli import app
+from mathprobe.tasks.errors import MathprobeError
+from mathprobe.tasks.store import close_all, open_store
 from tests.support import early
 from tests.team.writers import LIMIT, run_writers
 

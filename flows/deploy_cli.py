@@ -1,0 +1,54 @@
+"""`mathprobe deploy up|down|status`: the team set-up of deploy/local.sh, from wherever mathprobe
+is installed (a checkout or a wheel): the script and prefect.yaml travel as package data, and
+the script runs with this installation's python, prefect and mathprobe (BIN)."""
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+from pathlib import Path
+from typing import Annotated, Optional
+
+import typer
+
+from mathprobe.tasks.paths import DEPLOY
+
+app = typer.Typer(help="A Prefect server, work pool, provider limits, the deployments "
+                  "eval/full and eval/sweep, and workers, on this machine (deploy/local.sh).",
+                  no_args_is_help=True)
+
+
+def _local(*args: str) -> None:
+    env = {**os.environ, "BIN": os.environ.get("BIN") or str(Path(sys.executable).parent)}
+    done = subprocess.run(["bash", str(DEPLOY / "local.sh"), *args], env=env)
+    raise typer.Exit(done.returncode)
+
+
+@app.command("up")
+def up(
+    data_dir: Annotated[Optional[Path], typer.Option(
+        "--data-dir", help="The benchmark data every run reads unless told otherwise (default: "
+        "$MATHPROBE_DATA_DIR).")] = None,
+    db: Annotated[Optional[str], typer.Option(
+        "--db", help="The store runs write unless told otherwise (default: $MATHPROBE_DB, else "
+        "mathprobe.duckdb here).")] = None,
+    workers: Annotated[int, typer.Option("--workers", min=1)] = 1,
+    postgres: Annotated[bool, typer.Option("--postgres", help="Prefect's database on a "
+                                           "PostgreSQL server of its own.")] = False,
+) -> None:
+    """Start the server, the pool and the workers; deploy eval/full and eval/sweep."""
+    args = ["up", "--workers", str(workers)] + (["--postgres"] if postgres else [])
+    args += (["--data-dir", str(data_dir)] if data_dir else []) + (["--db", db] if db else [])
+    _local(*args)
+
+
+@app.command("down")
+def down() -> None:
+    """Stop the workers and the server."""
+    _local("down")
+
+
+@app.command("status")
+def status() -> None:
+    """Which of the server and workers run."""
+    _local("status")
