@@ -19,7 +19,7 @@ import typer
 from rich.console import Console
 from rich.text import Text
 
-from mathprobe.flows import deploy_cli, probes_cli, results_cli, server, triton_cli
+from mathprobe.flows import deploy_cli, export_cli, probes_cli, results_cli, server, triton_cli
 from mathprobe.flows.cli_common import (DEBUG, MODELS_HELP, SETTINGS_HELP, Benchmark, DataDir,
                                         DataPath, Db, RunId, emit, err, existing, importing,
                                         invocation, load_flow, open_existing, progress_bar)
@@ -280,6 +280,8 @@ def demo(
 
 
 app.command("compare")(results_cli.compare)
+app.command("card")(export_cli.card)
+app.command("export")(export_cli.export)
 app.command("contamination")(probes_cli.contamination)
 app.command("classify")(probes_cli.classify)
 app.command("judge-audit")(probes_cli.judge_audit)

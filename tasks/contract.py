@@ -385,8 +385,8 @@ class Benchmark(ABC):
 
     def exports(self) -> Mapping[str, Callable[..., list[Path]]]:
         """The files `mathprobe export --format F` writes for another tool (e.g. a leaderboard
-        submission): format -> writer(store, run_id, grader, out_dir, data_dir) returning the
-        paths written. The default: none."""
+        submission): format -> writer(store, run_id, grader, out_dir, data_dir) returning
+        (the paths written, notes for the user). The default: none."""
         return {}
 
     @property
