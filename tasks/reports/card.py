@@ -16,6 +16,8 @@ from __future__ import annotations
 import json
 from typing import Any
 
+import duckdb
+
 from mathprobe.tasks.reports.summary import find_run
 from mathprobe.tasks.store import Store
 
@@ -43,9 +45,7 @@ def build(store: Store, run_id: str) -> dict[str, Any]:
                                               "n_judge_failed")}
     card["tokens"] = {"input": run["input_tokens"], "output": run["output_tokens"]}
     card["cost_usd"] = float(run["cost_usd"] or 0.0)
-    card["served_models"] = dict(store.query(
-        "SELECT served_model, count(*) FROM current_responses WHERE run_id = ? AND served_model "
-        "IS NOT NULL GROUP BY ALL ORDER BY 2 DESC, 1", [run_id]))
+    card["served_models"] = served_models(store, run_id)
     card["verdicts"] = dict(store.query(
         "SELECT grader, count(*) FROM verdicts WHERE run_id = ? GROUP BY ALL ORDER BY 1",
         [run_id]))
@@ -54,13 +54,22 @@ def build(store: Store, run_id: str) -> dict[str, Any]:
          "judge_failed": r["n_judge_failed"], "infra_failed": r["n_infra_failed"],
          "tokens": {"input": r["input_tokens"], "output": r["output_tokens"]},
          "cost_usd": float(r["cost_usd"] or 0.0),
-         "served_models": dict(store.query(
-             "SELECT served_model, count(*) FROM current_responses WHERE run_id = ? AND "
-             "served_model IS NOT NULL GROUP BY ALL", [r["run_id"]]))}
+         "served_models": served_models(store, r["run_id"])}
         for (jid,) in store.query("SELECT run_id FROM runs WHERE starts_with(run_id, ?) "
                                   "ORDER BY run_id", [run_id + JUDGE_MARK])
         for r in [store.run(jid)]]
     return card
+
+
+def served_models(store: Store, run_id: str) -> dict[str, int]:
+    """The models the server said answered the run's responses, with counts ({} where the API
+    gives none, or on a read-only store of an older mathprobe)."""
+    try:
+        return dict(store.query(
+            "SELECT served_model, count(*) FROM current_responses WHERE run_id = ? AND "
+            "served_model IS NOT NULL GROUP BY ALL ORDER BY 2 DESC, 1", [run_id]))
+    except duckdb.BinderException:
+        return {}
 
 
 def _iso(value: Any) -> str | None:

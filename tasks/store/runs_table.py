@@ -98,7 +98,10 @@ class RunsTable:
 
     def card_facts(self, run_id: str) -> dict[str, Any] | None:
         """The run's recorded card facts; None for a run made before run cards."""
-        rows = self.query("SELECT card FROM runs WHERE run_id = ?", [run_id])
+        try:
+            rows = self.query("SELECT card FROM runs WHERE run_id = ?", [run_id])
+        except duckdb.BinderException:      # a read-only store of an older mathprobe
+            return None
         return json.loads(rows[0][0]) if rows and rows[0][0] else None
 
     def run(self, run_id: str) -> dict[str, Any] | None:
