@@ -16,7 +16,7 @@ from typing import Any
 import duckdb
 
 from mathprobe.tasks.errors import DataError, MathprobeError
-from mathprobe.tasks.files import read_records, read_text
+from mathprobe.tasks.files import read_result_rows, read_text
 
 SUFFIXES = (".xlsx", ".tsv", ".csv", ".json", ".jsonl")
 
@@ -33,12 +33,7 @@ def read_table(path: Path) -> list[tuple[int, dict[str, Any]]]:
     if suffix in (".tsv", ".csv"):
         return _delimited(path, "\t" if suffix == ".tsv" else ",")
     if suffix in (".json", ".jsonl"):
-        out = []
-        for n, row in read_records(path):
-            if not isinstance(row, dict):
-                raise DataError(path, "expected a JSON object", row=n)
-            out.append((n, row))
-        return out
+        return read_result_rows(path)
     raise DataError(path, f"cannot read a {suffix or 'suffix-less'} file here: expected one of "
                     f"{', '.join(SUFFIXES)}")
 

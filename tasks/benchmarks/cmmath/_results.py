@@ -16,8 +16,8 @@ import re
 import unicodedata
 from pathlib import Path
 
-from mathprobe.tasks.benchmarks.cmmath._data import Dataset, parse_record
-from mathprobe.tasks.benchmarks.cmmath._points import official_point
+from mathprobe.tasks.benchmarks.cmmath._data import Dataset, parse_record, reference_tables
+from mathprobe.tasks.benchmarks.cmmath._points import item_points
 from mathprobe.tasks.benchmarks.cmmath._text import ZERO_WIDTH_RE
 from mathprobe.tasks.contract import Columns, OfficialRow, ResultFile, Skipped
 from mathprobe.tasks.errors import DataError
@@ -119,30 +119,12 @@ def _item_of(row: dict, n: int, pid: str, known: dict[str, Item], path: Path,
 
 
 def imported_tables(items: list[Item]) -> dict[str, Columns]:
-    """The labels of problems a result file defines itself, for the views (the same columns as
-    the reference tables of cmmath.json's problems: `_data.reference_tables`)."""
-    from mathprobe.tasks.benchmarks.cmmath._points import item_points
-
+    """The labels and points of problems a result file defines itself, for the views: the
+    columns of cmmath.json's reference tables (`_data.reference_tables`), in the tables a
+    reload of the data leaves alone."""
     points = []
     for i in items:
         leaves, source = item_points(i.payload)
         points += [(i.item_id, leaf, p, source) for leaf, p in leaves]
-    return {
-        "cmmath_imported_items": {
-            "item_id": ("VARCHAR", [i.item_id for i in items]),
-            "answer_type": ("VARCHAR", [i.payload["answer_type"] for i in items]),
-            "grade_id": ("INTEGER", [i.payload["grade_id"] for i in items]),
-            "grade_group": ("INTEGER", [i.payload["grade_group"] for i in items]),
-            "category": ("VARCHAR", [i.payload["metadata"]["multimodal-category"]
-                                     for i in items]),
-            "answer": ("VARCHAR", [i.payload["answer"] for i in items]),
-            "official_point": ("VARCHAR", [official_point(i.payload.get("knowledge_point"))
-                                           for i in items]),
-        },
-        "cmmath_imported_item_points": {
-            "item_id": ("VARCHAR", [p[0] for p in points]),
-            "point": ("VARCHAR", [p[1] for p in points]),
-            "path": ("VARCHAR", [p[2] for p in points]),
-            "source": ("VARCHAR", [p[3] for p in points]),
-        },
-    }
+    return reference_tables(Dataset(items=tuple(items), points=tuple(points)),
+                            "cmmath_imported_items", "cmmath_imported_item_points")

@@ -20,6 +20,7 @@ from pathlib import Path
 from typing import Any
 
 from mathprobe.tasks.benchmarks.wemath._data import Dataset
+from mathprobe.tasks.benchmarks.wemath._results import match_row
 from mathprobe.tasks.contract import OfficialRow, ResultFile, Skipped
 from mathprobe.tasks.files import read_records
 
@@ -66,17 +67,10 @@ def read_lmms_eval(path: Path, dataset: Dataset) -> ResultFile:
                                             "doc with ID and key): not a sample of a WE-MATH task"))
             continue
         ident = f"{doc['ID']}/{doc['key']}"
-        item = known.get(ident)
+        item, why = match_row(known, seen, n, ident, row.get("target", doc.get("answer")),
+                              "target")
         if item is None:
-            skipped.append(Skipped(n, ident, "no such question in testmini.json (ID/key)"))
-            continue
-        if ident in seen:
-            skipped.append(Skipped(n, ident, f"question appears twice (also row {seen[ident]})"))
-            continue
-        target = row.get("target", doc.get("answer"))
-        if target is not None and str(target).strip() != item.gold:
-            skipped.append(Skipped(n, ident, f"target {target!r} differs from testmini.json's "
-                                             f"answer {item.gold!r}"))
+            skipped.append(why)
             continue
         if doc.get("question") is not None and doc["question"] != item.question:
             skipped.append(Skipped(n, ident, "question text differs from testmini.json"))

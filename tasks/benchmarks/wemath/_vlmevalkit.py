@@ -26,6 +26,7 @@ from pathlib import Path
 from typing import Any
 
 from mathprobe.tasks.benchmarks.wemath._data import Dataset
+from mathprobe.tasks.benchmarks.wemath._results import match_row
 from mathprobe.tasks.contract import OfficialRow, ResultFile, Skipped
 from mathprobe.tasks.errors import DataError
 from mathprobe.tasks.sheets import read_table
@@ -80,17 +81,9 @@ def read_vlmevalkit(path: Path, dataset: Dataset) -> ResultFile:
     seen: dict[str, int] = {}
     for n, row in table:
         ident = f"{row.get(id_col)}/{row.get('key')}"
-        item = known.get(ident)
+        item, why = match_row(known, seen, n, ident, row.get("answer"))
         if item is None:
-            skipped.append(Skipped(n, ident, "no such question in testmini.json (ID/key)"))
-            continue
-        if ident in seen:
-            skipped.append(Skipped(n, ident, f"question appears twice (also row {seen[ident]})"))
-            continue
-        answer = row.get("answer")
-        if answer is not None and str(answer).strip() != item.gold:
-            skipped.append(Skipped(n, ident, f"answer {answer!r} differs from testmini.json's "
-                                             f"{item.gold!r}"))
+            skipped.append(why)
             continue
         prediction = row.get("prediction")
         prediction = None if prediction is None else str(prediction)
