@@ -11,7 +11,6 @@ goes into the run card.
 """
 from __future__ import annotations
 
-import hashlib
 from pathlib import Path
 from typing import Any
 
@@ -113,10 +112,3 @@ def _stored(row: OfficialRow, model: str) -> tuple[str, str, Completion]:
         completion = Completion(text=row.response, status="ok", attempts=0)
     return row.item.item_id, request.request_hash, completion
 
-
-def file_sha256(path: Path) -> str:
-    h = hashlib.sha256()
-    with Path(path).open("rb") as f:
-        for block in iter(lambda: f.read(1 << 20), b""):
-            h.update(block)
-    return h.hexdigest()

@@ -22,7 +22,6 @@ from pathlib import Path
 import pytest
 
 from mathprobe.tasks import reports
-from mathprobe.tasks.benchmarks import wemath
 from mathprobe.tasks.benchmarks.wemath import extract_official
 from mathprobe.tasks.store import Store, close_all
 from tests.support.cli import invoke
