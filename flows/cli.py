@@ -19,7 +19,7 @@ import typer
 from rich.console import Console
 from rich.text import Text
 
-from mathprobe.flows import deploy_cli, probes_cli, results_cli, server, triton_cli
+from mathprobe.flows import deploy_cli, export_cli, probes_cli, results_cli, server, triton_cli
 from mathprobe.flows.cli_common import (DEBUG, MODELS_HELP, SETTINGS_HELP, Benchmark, DataDir,
                                         DataPath, Db, RunId, emit, err, existing, importing,
                                         invocation, load_flow, open_existing, progress_bar)
@@ -65,28 +65,53 @@ DEMO_DB = "out/demo.duckdb"
 
 @app.command("import")
 def import_(
-    file: Annotated[Path, typer.Argument(help="Response file in the authors' result format.")],
+    file: Annotated[Path, typer.Argument(help="Response file: the authors' result format, or "
+                                         "another toolkit's (see --format).")],
     benchmark: Benchmark,
     run_id: RunId,
     db: Db,
-    fmt: Annotated[str, typer.Option("--format", help="Only 'official' for now.")] = "official",
+    fmt: Annotated[str, typer.Option("--format", help="official (the benchmark authors' result "
+                                     "format); WE-MATH also vlmevalkit (VLMEvalKit's "
+                                     "{model}_WeMath[_{judge}].xlsx/.tsv/.csv) and lmms-eval "
+                                     "(its *_samples_<task>.jsonl).")] = "official",
     data_dir: DataDir = None,
     data_path: DataPath = None,
 ) -> None:
-    """Load responses produced elsewhere, grade them, and fill every view."""
+    """Load responses produced elsewhere, grade them, and fill every view. Rows that cannot be
+    imported are counted and listed; problems the local data lacks are taken from the file
+    where it defines them (CMMaTH authors' records)."""
     from mathprobe.tasks import registry
-    from mathprobe.tasks.runs import import_official, preflight
+    from mathprobe.tasks.runs import import_results, preflight
     from mathprobe.tasks.store import open_store
 
-    if fmt != "official":
-        raise MathprobeError(f"--format {fmt!r}: only 'official' (the authors' result format)")
     preflight.check_run_id(run_id)
     bench = preflight.benchmark(benchmark)
+    if fmt not in bench.result_formats():
+        raise MathprobeError(f"--format {fmt!r}: {bench.title} results are imported from "
+                             f"{', '.join(sorted(bench.result_formats()))}")
     preflight.store_path(db, data_path)
     store = open_store(db, data_path)
-    counts = import_official(store, bench, registry.resolve_data_dir(data_dir), file, run_id)
-    err.print(f"imported {file} into run {run_id}: {counts['new']} new responses, "
-              f"{counts['already_stored']} already stored, {counts['missing']} without a response")
+    counts = import_results(store, bench, registry.resolve_data_dir(data_dir), file, run_id, fmt)
+    err.print(import_summary(file, run_id, counts), soft_wrap=True, highlight=False)
+
+
+def import_summary(file: Path, run_id: str, counts: dict, shown: int = 20) -> str:
+    """What an import did, in a few lines: rows stored, those the file defined itself, the
+    rows left out (each with its reason, the first `shown` of them)."""
+    lines = [f"imported {file} into run {run_id}: {counts['rows']} rows ({counts['new']} new "
+             f"responses, {counts['already_stored']} already stored, {counts['missing']} without "
+             f"a response" + (f", {counts['failed']} failed calls" if counts.get("failed") else "")
+             + ")"]
+    if counts.get("from_file"):
+        lines.append(f"{counts['from_file']} problem(s) not in the local data were taken from "
+                     "the file itself")
+    skipped = counts.get("skipped") or []
+    if skipped:
+        lines.append(f"{len(skipped)} row(s) left out:")
+        lines += [f"  {s.line()}" for s in skipped[:shown]]
+        if len(skipped) > shown:
+            lines.append(f"  ... and {len(skipped) - shown} more (all counted in the run card)")
+    return "\n".join(lines)
 
 
 @app.command()
@@ -255,6 +280,8 @@ def demo(
 
 
 app.command("compare")(results_cli.compare)
+app.command("card")(export_cli.card)
+app.command("export")(export_cli.export)
 app.command("contamination")(probes_cli.contamination)
 app.command("classify")(probes_cli.classify)
 app.command("judge-audit")(probes_cli.judge_audit)

@@ -22,7 +22,7 @@ from mathprobe.tasks.errors import StoreWriteError
 from mathprobe.tasks.registry import resolve_data_dir
 from mathprobe.tasks.runs import (Budget, build_request, check_backend, grade_run, judging, prepare,
                                   send)
-from mathprobe.tasks.runs import preflight, progress, runtime
+from mathprobe.tasks.runs import card, preflight, progress, runtime
 from mathprobe.tasks.runs.asking import check_writes
 from mathprobe.tasks.runs.limits import global_slot
 from mathprobe.tasks.sampling import describe
@@ -44,6 +44,8 @@ class RunConfig:
     concurrency: int
     request_timeout: float | None = None
     triton_url: str | None = None
+    max_cost: float | None = None
+    judge: str | None = None
 
 
 default_run_id = preflight.default_run_id
@@ -79,6 +81,11 @@ def prepare_task(cfg: RunConfig, limit: int | None, retry_failed: bool) -> list[
     kind, _ = parse_spec(cfg.model)
     store.start_run(RunSpec(cfg.run_id, cfg.benchmark, cfg.model, kind, cfg.setting, cfg.params,
                             current_flow_run_id()), n_items=len(chosen))
+    store.set_card(cfg.run_id, card.run_facts(
+        bench, resolve_data_dir(cfg.data_dir), model=cfg.model, kind=kind, setting=cfg.setting,
+        params=cfg.params, items=chosen, limit=limit, concurrency=cfg.concurrency,
+        retry_failed=retry_failed, max_cost=cfg.max_cost, request_timeout=cfg.request_timeout,
+        triton_url=cfg.triton_url, judge=cfg.judge, flow_run_id=current_flow_run_id()))
     statuses = store.item_statuses(cfg.run_id)
     if retry_failed:
         todo = [it.item_id for it in chosen if statuses.get(it.item_id) == "infra_failed"]
@@ -208,7 +215,7 @@ def eval_flow(benchmark: BenchmarkParam, model: str = "baseline:random",
     cfg = RunConfig(benchmark=benchmark, model=model, setting=plan.setting, run_id=plan.run_id,
                     db=db, data_dir=str(plan.data_dir), params=plan.params,
                     concurrency=concurrency, request_timeout=request_timeout,
-                    triton_url=triton_url)
+                    triton_url=triton_url, max_cost=max_cost, judge=judge)
     store = open_store(cfg.db, data_path)
     with LogProgress(cfg.run_id):              # notes, counts and failures in the Prefect log
         repair_dead_runs(store, cfg.run_id)

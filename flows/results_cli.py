@@ -27,6 +27,9 @@ def compare(
                                           "ci_low, ci_high, n (and the differences).")] = False,
     csv_file: Annotated[Optional[Path], typer.Option("--csv", help="Also write every figure and "
                                                      "difference to this CSV file.")] = None,
+    parquet_file: Annotated[Optional[Path], typer.Option(
+        "--parquet", help="Also write every figure and difference to this Parquet file (the "
+        "CSV's rows and columns, typed).")] = None,
     resamples: Annotated[int, typer.Option("--resamples", help="Bootstrap resamples.")] = 1000,
     seed: Annotated[int, typer.Option("--seed", help="Seed of the bootstrap.")] = 20240611,
 ) -> None:
@@ -42,6 +45,9 @@ def compare(
     if csv_file is not None:
         n = compare_render.write_csv(result, csv_file)
         err.print(f"wrote {n} rows to {csv_file}")
+    if parquet_file is not None:
+        n = compare_render.write_parquet(result, parquet_file)
+        err.print(f"wrote {n} rows to {parquet_file}")
     if as_json:
         sys.stdout.write(json.dumps(compare_render.to_json(result), indent=2, default=str) + "\n")
     else:

@@ -112,3 +112,15 @@ CREATE TABLE IF NOT EXISTS run_data (
     version            BIGINT NOT NULL,    -- +1 at every write of the run's responses, verdicts, probe scores
     figures_version    BIGINT              -- the version its stored figures were computed at
 );
+
+-- The run card (tasks/runs/card.py): what only the run itself knew, recorded when it ran -- the
+-- mathprobe version, the data files and their hashes, the prompts' hash, seeds, concurrency,
+-- the imported file -- beside what the store can always tell (counts, tokens, cost, graders),
+-- which `mathprobe card` reads live. NULL for runs made before run cards.
+ALTER TABLE runs ADD COLUMN IF NOT EXISTS card JSON;
+COMMENT ON COLUMN runs.card IS 'The run card''s recorded facts (JSON): mathprobe version, data files with SHA-256, prompt hashes, generation and sampling settings, seeds, concurrency, sessions (each start or resume), an import''s file and format; never a secret. NULL for runs made before run cards; mathprobe card adds the live counts.';
+
+-- The model the server says answered (the `model` field of an OpenAI or Anthropic response,
+-- e.g. a dated snapshot behind an alias), where the API gives one.
+ALTER TABLE responses ADD COLUMN IF NOT EXISTS served_model VARCHAR;
+COMMENT ON COLUMN responses.served_model IS 'The model the server reported for this response (an OpenAI or Anthropic response''s model field, e.g. the dated snapshot behind an alias); NULL where the API gives none or for responses stored before it was recorded.';

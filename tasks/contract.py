@@ -63,10 +63,50 @@ class OfficialRow:
     """A row of a result file in the authors' format that carries more than the response:
     verdicts made elsewhere (e.g. the authors' own judge), by grader name. `mathprobe import`
     stores them as they are, beside the rule graders' verdicts; a verdict whose `correct` is
-    None is left out (undecided). A plain `(item, response)` pair is a row without verdicts."""
+    None is left out (undecided). A plain `(item, response)` pair is a row without verdicts.
+    `failure`: the other tool recorded a failed call here (its message, e.g. VLMEvalKit's
+    "Failed to obtain answer via API."): stored as a failure, never graded wrong."""
     item: Item
     response: str | None
     verdicts: Mapping[str, Grade] = field(default_factory=dict)
+    failure: str | None = None
+
+
+@dataclass(frozen=True)
+class Skipped:
+    """A row of a result file an import left out, and why (a problem the data does not know and
+    the row cannot define, a row that contradicts the data, a repeated problem): counted and
+    listed by `mathprobe import`, never a stop at the first one."""
+    row: int
+    item: str | None
+    reason: str
+
+    def line(self) -> str:
+        return f"row {self.row}" + (f" ({self.item})" if self.item else "") + f": {self.reason}"
+
+
+@dataclass(frozen=True)
+class ResultFile:
+    """What a reader of a result file made elsewhere found in it (`Benchmark.result_formats`).
+
+    `rows`: the rows to import (an `OfficialRow`, or an (item, response) pair); an item that is
+    not in the local data is one the file defines itself (e.g. a CMMaTH authors' record whose
+    problem the local sample lacks), stored with the rows `Benchmark.imported_tables` gives.
+    `skipped`: the rows left out, with the reason. `default_verdicts`: whether the verdicts the
+    rows carry are the run's default grader (the CMMaTH authors' judge) or shown beside the
+    benchmark's own graders, which stay the default (VLMEvalKit's `hit` beside WE-MATH's
+    official extraction). `source`: what the file says of where it came from (tool, judge
+    model), kept in the run card."""
+    rows: Sequence[OfficialRow | tuple[Item, str | None]]
+    skipped: Sequence[Skipped] = ()
+    default_verdicts: bool = True
+    source: Mapping[str, Any] = field(default_factory=dict)
+
+    def __iter__(self):
+        return iter(self.rows)
+
+    def __len__(self) -> int:
+        return len(self.rows)
 
 
 class Report(Protocol):
@@ -330,6 +370,25 @@ class Benchmark(ABC):
         may carry the file's own gold answer), or `OfficialRow`s where the file also carries
         verdicts made elsewhere. Bad rows: DataError naming file, row and field."""
 
+    def result_formats(self) -> Mapping[str, Callable[[Path, Dataset], Any]]:
+        """The result files `mathprobe import --format F` reads: format -> reader(path, dataset)
+        returning what `read_official_results` returns, or a `ResultFile`. The default: the
+        authors' own format only ('official')."""
+        return {"official": self.read_official_results}
+
+    def imported_tables(self, items: Sequence[Item]) -> dict[str, Columns]:
+        """Rows of the tables its views join against for items a result file defines itself
+        (not in the local data): table -> columns, the first column `item_id`. The store adds
+        them (replacing rows of the same items) to tables a reload of the data never empties.
+        The default: none (such items then count in no figure that joins a reference table)."""
+        return {}
+
+    def exports(self) -> Mapping[str, Callable[..., list[Path]]]:
+        """The files `mathprobe export --format F` writes for another tool (e.g. a leaderboard
+        submission): format -> writer(store, run_id, grader, out_dir, data_dir) returning
+        (the paths written, notes for the user). The default: none."""
+        return {}
+
     @property
     @abstractmethod
     def report(self) -> Report:
@@ -349,5 +408,5 @@ class Benchmark(ABC):
 
 
 __all__ = ["Benchmark", "Chat", "Columns", "Comparison", "Completion", "Dataset", "FunctionReport",
-           "Grade", "Judge", "OfficialRow", "Plot", "Probe", "Report", "Section", "Stat", "Table",
-           "fingerprint"]
+           "Grade", "Judge", "OfficialRow", "Plot", "Probe", "Report", "ResultFile", "Section",
+           "Skipped", "Stat", "Table", "fingerprint"]

@@ -97,3 +97,4 @@ class Completion:
     # (token, token_id, logprob) of each generated token, where the backend gives them
     token_logprobs: list[tuple[str | None, int | None, float]] | None = field(default=None, repr=False)
     logprob_kind: str = "generated"  # 'generated' tokens, or the 'prompt' scored (MIN-K%)
+    served_model: str | None = None  # the model the server says answered (its `model` field)

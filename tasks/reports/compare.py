@@ -10,6 +10,7 @@ plots. This module only computes; `tasks.reports.compare_render` shows the resul
 """
 from __future__ import annotations
 
+import json
 import warnings
 from collections.abc import Sequence
 from dataclasses import dataclass, field
@@ -20,6 +21,7 @@ import numpy as np
 from mathprobe.tasks import registry
 from mathprobe.tasks.contract import Benchmark, Plot, Section, Stat, Table
 from mathprobe.tasks.errors import MathprobeError
+from mathprobe.tasks.reports import card as run_card
 from mathprobe.tasks.reports import stats, units
 from mathprobe.tasks.reports.summary import default_graders, find_run
 from mathprobe.tasks.store import Store
@@ -128,7 +130,35 @@ def compare(store: Store, run_ids: Sequence[str] = (), *, benchmark: str | None 
         for r in bench_runs:
             r["grader"] = grader or chosen[r["run_id"]]
         out.append(compare_benchmark(store, bench, bench_runs, resamples=resamples, seed=seed))
+        cards = card_differences(store, bench_runs)
+        if cards is not None:
+            out[-1].sections.append(cards)
     return ComparisonResult(out, resamples, seed, stats.CONFIDENCE)
+
+
+def card_differences(store: Store, runs: list[dict[str, Any]]) -> Section | None:
+    """What differs between each run's card and the baseline's, in the fields that decide a
+    figure (tasks.reports.card.differences); None when every card agrees (or one run)."""
+    if len(runs) < 2:
+        return None
+    base = run_card.build(store, runs[0]["run_id"])
+    rows = []
+    for r in runs[1:]:
+        for key, a, b in run_card.differences(base, run_card.build(store, r["run_id"])):
+            rows.append((r["run_id"], key, _shown(a), _shown(b)))
+    if not rows:
+        return None
+    return Section(f"Run cards: what differs from the baseline {runs[0]['run_id']}",
+                   ("run", "card field", "baseline", "run"), tuple(rows),
+                   "mathprobe card RUN shows a whole card; fields a run records only since "
+                   "run cards show as None for runs made before them")
+
+
+def _shown(value: Any) -> str:
+    if value is None:
+        return "None"
+    text = value if isinstance(value, str) else json.dumps(value, ensure_ascii=False, default=str)
+    return text if len(text) <= 80 else text[:77] + "..."
 
 
 def compare_benchmark(store: Store, bench: Benchmark, runs: list[dict[str, Any]], *,

@@ -44,12 +44,57 @@ def to_json(result: ComparisonResult) -> dict[str, Any]:
     return out
 
 
+# The long table of figures and differences (`compare --csv`, `--parquet`): column -> DuckDB type.
+COLUMNS = {"kind": "VARCHAR", "benchmark": "VARCHAR", "table": "VARCHAR", "figure": "VARCHAR",
+           "label": "VARCHAR", "run_id": "VARCHAR", "model": "VARCHAR", "setting": "VARCHAR",
+           "grader": "VARCHAR", "value": "DOUBLE", "ci_low": "DOUBLE", "ci_high": "DOUBLE",
+           "n": "BIGINT", "count": "DOUBLE", "baseline": "VARCHAR", "test": "VARCHAR",
+           "p_value": "DOUBLE", "significant": "BOOLEAN", "only_baseline": "BIGINT",
+           "only_run": "BIGINT"}
+
+
 def write_csv(result: ComparisonResult, path: Path) -> int:
     """One row per run and figure (kind 'figure'), then per difference (kind 'difference');
     the number of rows written."""
-    cols = ["kind", "benchmark", "table", "figure", "label", "run_id", "model", "setting",
-            "grader", "value", "ci_low", "ci_high", "n", "count", "baseline", "test", "p_value",
-            "significant", "only_baseline", "only_run"]
+    rows = long_rows(result)
+    path = Path(path)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    with path.open("w", newline="", encoding="utf-8") as f:
+        w = csv.DictWriter(f, fieldnames=list(COLUMNS), extrasaction="ignore")
+        w.writeheader()
+        w.writerows(rows)
+    return len(rows)
+
+
+def write_parquet(result: ComparisonResult, path: Path) -> int:
+    """The CSV's rows as a typed Parquet file (DuckDB's writer); the number of rows."""
+    import duckdb
+
+    rows = long_rows(result)
+    # parallel lists turned into rows in one statement (column names such as "table" quoted)
+    select = ", ".join(f'unnest($p{k}::{t}[]) AS "{c}"' for k, (c, t) in enumerate(COLUMNS.items()))
+    params = {f"p{k}": [r.get(c) for r in rows] for k, c in enumerate(COLUMNS)}
+    path = Path(path)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    con = duckdb.connect(config={"autoinstall_known_extensions": False,
+                                 "autoload_known_extensions": False})
+    try:
+        con.execute("CREATE TABLE figures (" + ", ".join(f'"{c}" {t}' for c, t in COLUMNS.items())
+                    + ")")
+        if rows:
+            con.execute(f"INSERT INTO figures SELECT {select}", params)
+        con.execute(f"COPY figures TO '{_sql_text(str(path))}' (FORMAT parquet)")
+    finally:
+        con.close()
+    return len(rows)
+
+
+def _sql_text(s: str) -> str:
+    return s.replace("'", "''")
+
+
+def long_rows(result: ComparisonResult) -> list[dict[str, Any]]:
+    """Every figure of every run, then every difference, as flat rows (COLUMNS)."""
     rows = []
     for b in result.benchmarks:
         where = {s.key: (t.key, s.label) for t in b.tables for s in t.stats}
@@ -67,13 +112,7 @@ def write_csv(result: ComparisonResult, path: Path) -> int:
                          "ci_low": d.ci_low, "ci_high": d.ci_high, "n": d.n, "test": d.test,
                          "p_value": d.p_value, "significant": d.significant,
                          "only_baseline": d.only_a, "only_run": d.only_b})
-    path = Path(path)
-    path.parent.mkdir(parents=True, exist_ok=True)
-    with path.open("w", newline="", encoding="utf-8") as f:
-        w = csv.DictWriter(f, fieldnames=cols, extrasaction="ignore")
-        w.writeheader()
-        w.writerows(rows)
-    return len(rows)
+    return rows
 
 
 def _cell(e, stat: Stat) -> Text:

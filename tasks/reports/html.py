@@ -22,6 +22,7 @@ from mathprobe.tasks import registry
 from mathprobe.tasks.contract import Stat, Table
 from mathprobe.tasks.errors import MathprobeError
 from mathprobe.tasks.reports import compare as comparing
+from mathprobe.tasks.reports import card as run_card
 from mathprobe.tasks.reports import glossary, plots
 from mathprobe.tasks.reports.compare import BenchComparison, ComparisonResult
 from mathprobe.tasks.reports.format import fmt_diff, fmt_interval, fmt_p, fmt_value, is_percent
@@ -187,7 +188,12 @@ def run_details(store: Store, runs: list[dict[str, Any]]) -> list[dict[str, Any]
         js = judges.get(r["run_id"], [])
         cost = float(r["cost_usd"] or 0)
         judge_cost = sum(float(j["cost_usd"] or 0) for j in js)
+        card = run_card.build(store, r["run_id"])
         out.append({**r, "params": params.get(r["run_id"]) or "{}",
+                    "card": [(k, v if isinstance(v, str) else json.dumps(v, ensure_ascii=False,
+                                                                         default=str))
+                             for k, v in run_card.flat(card).items()],
+                    "card_recorded": card.get("recorded", False),
                     "judges": [f"{j['model']}: {j['n_ok']} judged, {j['n_judge_failed']} "
                                f"judge_failed, ${float(j['cost_usd'] or 0):.4f}" for j in js],
                     "cost_total": f"${cost + judge_cost:.4f}"

@@ -17,6 +17,7 @@ from typing import Any
 from mathprobe.tasks.contract import Benchmark, Judge
 from mathprobe.tasks.errors import MathprobeError
 from mathprobe.tasks.items import Completion, Item, Request
+from mathprobe.tasks.runs import card
 from mathprobe.tasks.store import ANSWERED_SQL, RunSpec, Store
 
 
@@ -94,13 +95,15 @@ def prepare(store: Store, bench: Benchmark, items: dict[str, Item], run_id: str,
     store.start_run(RunSpec(jrun, bench.name, judge, kind, "judge", dict(spec.params)),
                     n_items=len(pending))
     statuses = store.item_statuses(jrun)
-    requests = []
+    requests, prompts = [], []
     for _, item_id, response in pending:
+        system, user = spec.prompt(items[item_id], response)
+        prompts.append((system, user))
         status = statuses.get(item_id)
         if status is None or (retry_failed and status in ("infra_failed", "judge_failed")):
-            system, user = spec.prompt(items[item_id], response)
             requests.append(Request(item_id=item_id, model=judge, prompt=user, system=system,
                                     params=dict(spec.params)))
+    store.set_card(run_id, card.judge_facts(judge, prompts, dict(spec.params)))
     return jrun, requests
 
 

@@ -64,12 +64,13 @@ class AnswersTable:
             "input_tokens": ("BIGINT", [c.input_tokens for c in cs]),
             "output_tokens": ("BIGINT", [c.output_tokens for c in cs]),
             "cost_usd": ("DOUBLE", [c.cost_usd for c in cs]),
+            "served_model": ("VARCHAR", [c.served_model for c in cs]),
         })
         params["run_id"] = run_id
         con.execute(f"""
             INSERT INTO responses (response_id, run_id, item_id, request_hash, response, status,
                                    error, attempts, latency_s, input_tokens, output_tokens,
-                                   cost_usd)
+                                   cost_usd, served_model)
             SELECT s.response_id, $run_id, s.* EXCLUDE (response_id) FROM (SELECT {select}) s
             """, params)
         run_data.touch(con, run_id, min(ids), max(ids))

@@ -35,6 +35,25 @@ class ItemsTable:
                 run_data.invalidate(con, benchmark)
         self.write(work)
 
+    def add_imported_items(self, items: Sequence[Item],
+                           tables: dict[str, dict[str, tuple[str, list]]]) -> None:
+        """Items a result file defines itself (not in the local data), and their rows of the
+        tables `Benchmark.imported_tables` names (keyed by their first column, item_id: rows of
+        the same items are replaced). Loading the data again never removes them: `items` is
+        only ever upserted, and these tables are not the ones a reload replaces."""
+        self.upsert_items(items)
+        for table, columns in tables.items():
+            first = next(iter(columns))
+            select, params = unnest(columns)
+
+            def work(con: duckdb.DuckDBPyConnection, table=table, first=first, select=select,
+                     params=params) -> None:
+                con.execute(f"DELETE FROM {table} WHERE {first} IN (SELECT {first} FROM "
+                            f"(SELECT {select}))", params)
+                con.execute(f"INSERT INTO {table} ({', '.join(columns)}) SELECT {select}", params)
+                run_data.invalidate(con, items[0].benchmark)
+            self.write(work)
+
     def dataset_fingerprint(self, benchmark: str) -> str | None:
         rows = self.query("SELECT fingerprint FROM loaded_datasets WHERE benchmark = ?", [benchmark])
         return rows[0][0] if rows else None

@@ -34,7 +34,7 @@ from mathprobe.tasks.benchmarks.cmmath._prompts import (DEFAULT_SETTING, SETTING
 from mathprobe.tasks.benchmarks.cmmath._published import published
 from mathprobe.tasks.benchmarks.cmmath._report import build as build_report
 from mathprobe.tasks.benchmarks.cmmath._report import figures, render
-from mathprobe.tasks.benchmarks.cmmath._results import read_official_results
+from mathprobe.tasks.benchmarks.cmmath._results import imported_tables, read_official_results
 from mathprobe.tasks.benchmarks.cmmath._rules import GRADERS, grade
 from mathprobe.tasks.contract import Benchmark, FunctionReport, Judge
 from mathprobe.tasks.errors import MathprobeError
@@ -114,6 +114,7 @@ class Cmmath(Benchmark):
     request_image = staticmethod(request_image)
     grade = staticmethod(grade)
     read_official_results = staticmethod(read_official_results)
+    imported_tables = staticmethod(imported_tables)
 
 
 benchmark = Cmmath()

@@ -143,12 +143,14 @@ def strata(item: Item) -> tuple[str, ...]:
     return (item.group_id, item.payload["metadata"]["multimodal-category"])
 
 
-def reference_tables(dataset: Dataset) -> dict[str, dict[str, tuple[str, list]]]:
+def reference_tables(dataset: Dataset, items_table: str = "cmmath_items",
+                     points_table: str = "cmmath_item_points") -> dict[str, dict[str, tuple[str, list]]]:
     """Tables the views join against: per-question labels (with the raw answer and the
-    authors' one SSR point, for their figures) and the question -> leaf points map."""
+    authors' one SSR point, for their figures) and the question -> leaf points map. (The same
+    columns, under other table names, for problems an imported file defines: `_results`.)"""
     its = dataset.items
     return {
-        "cmmath_items": {
+        items_table: {
             "item_id": ("VARCHAR", [i.item_id for i in its]),
             "answer_type": ("VARCHAR", [i.payload["answer_type"] for i in its]),
             "grade_id": ("INTEGER", [i.payload["grade_id"] for i in its]),
@@ -158,7 +160,7 @@ def reference_tables(dataset: Dataset) -> dict[str, dict[str, tuple[str, list]]]
             "official_point": ("VARCHAR", [official_point(i.payload.get("knowledge_point"))
                                            for i in its]),
         },
-        "cmmath_item_points": {
+        points_table: {
             "item_id": ("VARCHAR", [p[0] for p in dataset.points]),
             "point": ("VARCHAR", [p[1] for p in dataset.points]),
             "path": ("VARCHAR", [p[2] for p in dataset.points]),

@@ -18,7 +18,10 @@ from mathprobe.tasks.benchmarks.wemath._prompts import DEFAULT_SETTING, SETTINGS
 from mathprobe.tasks.benchmarks.wemath._compare import WeMathComparison
 from mathprobe.tasks.benchmarks.wemath._report import build as build_report
 from mathprobe.tasks.benchmarks.wemath._report import figures, render
+from mathprobe.tasks.benchmarks.wemath._leaderboard import write_leaderboard
+from mathprobe.tasks.benchmarks.wemath._lmms_eval import read_lmms_eval
 from mathprobe.tasks.benchmarks.wemath._results import read_official_results
+from mathprobe.tasks.benchmarks.wemath._vlmevalkit import read_vlmevalkit, write_score_csv
 from mathprobe.tasks.contract import Benchmark, FunctionReport
 
 DEFAULT_PARAMS = {"temperature": 0.0, "max_tokens": 1024}   # paper: greedy, 1024 new tokens
@@ -47,6 +50,17 @@ class WeMath(Benchmark):
     prompt = staticmethod(build_prompt)
     grade = staticmethod(grade)
     read_official_results = staticmethod(read_official_results)
+
+    def result_formats(self):
+        """The authors' result JSON, VLMEvalKit's predictions / judged files, lmms-eval's
+        samples JSONL."""
+        return {"official": read_official_results, "vlmevalkit": read_vlmevalkit,
+                "lmms-eval": read_lmms_eval}
+
+    def exports(self):
+        """The authors' leaderboard submission (result JSON and score CSVs), VLMEvalKit's score
+        CSV."""
+        return {"leaderboard": write_leaderboard, "vlmevalkit": write_score_csv}
 
 
 benchmark = WeMath()

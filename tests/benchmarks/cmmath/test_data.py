@@ -344,18 +344,23 @@ def test_read_official_results(tmp_path):
             ("001", "答案：1", {}), ("002", "答案：2", {}), ("003", None, {})]
 
 
-@pytest.mark.parametrize("rows, row, field, message", [
-    ([{"problem_id": "009", "response": "1"}], 1, "problem_id", "no such problem"),
+@pytest.mark.parametrize("rows, row, message", [
+    ([{"problem_id": "009", "response": "1"}], 1, "not in cmmath.json, and the row is not a whole "
+                                                  "record"),
     ([{"problem_id": "001", "response": "1"}, {"problem_id": "001", "response": "2"}], 2,
-     "problem_id", "twice"),
-    ([{"problem_id": 1, "response": "1"}], 1, "problem_id", "not a string"),
-    ([{"problem_id": "001", "response": 5}], 1, "response", "expected a string"),
-    ([{"problem_id": "001", "question": "另一道题", "response": "1"}], 1, "question", "differs"),
-    (["oops"], 1, None, "JSON object"),
+     "twice (also row 1)"),
+    ([{"problem_id": 1, "response": "1"}], 1, "not a string"),
+    ([{"problem_id": "001", "response": 5}], 1, "not text"),
+    ([{"problem_id": "001", "question": "另一道题", "response": "1"}], 1, "question text differs"),
+    (["oops"], 1, "JSON object"),
 ])
-def test_bad_result_rows(tmp_path, rows, row, field, message):
-    root = make_cmmath_dir(tmp_path / "d", [record("001")])
+def test_bad_result_rows_are_left_out_and_listed(tmp_path, rows, row, message):
+    """A row that cannot be imported is counted and listed with its reason, the other rows
+    are read (never a stop at the first bad row)."""
+    root = make_cmmath_dir(tmp_path / "d", [record("001"), record("002")])
     ds = cmmath.load(root)
-    with pytest.raises(DataError, match=message) as exc:
-        cmmath.read_official_results(write(tmp_path / "r.json", rows), ds)
-    assert (exc.value.row, exc.value.field) == (row, field)
+    got = cmmath.read_official_results(write(tmp_path / "r.json", rows + [
+        {"problem_id": "002", "response": "答案：2"}]), ds)
+    assert [r.item.item_id for r in got.rows][-1] == "002"
+    (skipped,) = got.skipped
+    assert skipped.row == row and message in skipped.reason
