@@ -14,6 +14,10 @@ from tests.support.workers import (  # noqa: F401 - xdist's hooks, in the contro
 os.environ.setdefault("PREFECT_SERVER_ANALYTICS_ENABLED", "false")
 
 REPO = Path(__file__).resolve().parent.parent
+# The benchmark data for commands the tests run without --data-dir, as `make test` exports it
+# (../shared/data beside the checkout); a run of pytest alone behaves the same.
+if (REPO.parent / "shared" / "data").is_dir():
+    os.environ.setdefault("MATHPROBE_DATA_DIR", str((REPO.parent / "shared" / "data").resolve()))
 
 
 def shared_data_dir() -> Path:

@@ -91,7 +91,8 @@ def test_leaderboard_files_match_the_authors_layout_and_reimport(imported, data_
 
 def test_vlmevalkit_score_csv(imported, data_dir, db, tmp_path):
     expected = imported
-    invoke("export", "v1", "--db", str(db), "--format", "vlmevalkit", "--out", str(tmp_path))
+    invoke("export", "v1", "--db", str(db), "--format", "vlmevalkit", "--out", str(tmp_path),
+           "--data-dir", str(data_dir))
     path = tmp_path / "v1_WeMath_official_score.csv"
     text = path.read_text(encoding="utf-8")
     assert text.startswith('"Model","Score (Strict)",')       # QUOTE_ALL, as VLMEvalKit dumps
