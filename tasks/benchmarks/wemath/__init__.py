@@ -20,6 +20,7 @@ from mathprobe.tasks.benchmarks.wemath._report import build as build_report
 from mathprobe.tasks.benchmarks.wemath._report import figures, render
 from mathprobe.tasks.benchmarks.wemath._results import read_official_results
 from mathprobe.tasks.contract import Benchmark, FunctionReport
+from mathprobe.tasks.items import Item
 
 DEFAULT_PARAMS = {"temperature": 0.0, "max_tokens": 1024}   # paper: greedy, 1024 new tokens
 
@@ -47,6 +48,10 @@ class WeMath(Benchmark):
     prompt = staticmethod(build_prompt)
     grade = staticmethod(grade)
     read_official_results = staticmethod(read_official_results)
+
+    def shown_question(self, item: Item) -> str:
+        """The question and its options, as the prompt gives them."""
+        return f"{item.question}\nOption: {item.payload.get('option', '')}"
 
 
 benchmark = WeMath()
