@@ -165,13 +165,18 @@ def _long_table(b: BenchComparison, t: Table) -> dict[str, Any]:
             "rows": rows, "n_figures": len(t.stats)}
 
 
+def _p(name: str, p: float | None) -> str:
+    text = fmt_p(p)
+    return f"{name}{text}" if text.startswith("<") else f"{name}={text}"
+
+
 def _diff_cell(d: Any, stat: Stat, run: str) -> dict[str, Any]:
     if d is None:
         return {"diff": True, "text": "-", "ci": "", "p": "", "sig": False, "run": run,
                 "stat": stat.key, "value": ""}
     test = f"McNemar {d.only_a}/{d.only_b}" if d.test == "mcnemar" else "bootstrap"
     adjusted = getattr(d, "p_adjusted", None)
-    p = f"p={fmt_p(d.p_value)}" + (f", adj. {fmt_p(adjusted)}" if adjusted is not None else "")
+    p = _p("p", d.p_value) + (f", {_p('adj. p', adjusted)}" if adjusted is not None else "")
     return {"diff": True, "text": fmt_diff(d.diff, stat.fmt) + ("*" if d.significant else ""),
             "ci": fmt_interval(d.ci_low, d.ci_high, stat.fmt), "p": f"{p} {test}",
             "sig": d.significant, "run": run, "stat": stat.key, "value": repr(d.diff)}

@@ -18,7 +18,8 @@ from matplotlib.patches import Patch, Rectangle
 from mathprobe.tasks.contract import Plot
 from mathprobe.tasks.reports import fonts
 from mathprobe.tasks.reports.plot_labels import (CHAR_W, FONT, PANELS, ROW_FONT, ROWS_PER_PANEL,
-                                                 Figures, describe, hover, value, wrap)
+                                                 Figures, describe, hover, text_width, value,
+                                                 wrap)
 
 STACK_COLORS = ("#d62728", "#ff7f0e", "#2ca02c", "#9467bd", "#8c564b", "#7f7f7f")
 NO_DATA = "#d4d4d4"            # a heat map cell without a figure (in the legend)
@@ -120,8 +121,9 @@ def _layout(plot: Plot, per_figure: int) -> list[tuple[list[Panel], float]]:
         cut.append(Panel(rows, labels, (edges[:-1] + edges[1:]) / 2, edges))
     for k in range(0, len(cut), per_figure):
         part = cut[k:k + per_figure]
-        chars = max(len(line) for p in part for t, _ in p.labels for line in t.split("\n"))
-        out.append((part, CHAR_W * ROW_FONT * chars + 0.25))
+        widest = max(text_width(line, ROW_FONT) for p in part for t, _ in p.labels
+                     for line in t.split("\n"))
+        out.append((part, widest + 0.25))
     return out
 
 
@@ -161,7 +163,7 @@ def stacked(plot: Plot, runs: list[str], figures: Figures) -> list[Figure]:
     n = len(runs)
     small = n > 30
     row_h = 0.4 if n <= 10 else 0.25 if n <= 30 else 0.16
-    label_w = CHAR_W * (6 if small else FONT) * max(len(r) for r in runs) + 0.3
+    label_w = max(text_width(r, 6 if small else FONT) for r in runs) + 0.3
     fig = Figure(figsize=(9, TOP_IN + BOTTOM_IN + row_h * n))
     w, h = fig.get_size_inches()
     ax = fig.add_axes((label_w / w, BOTTOM_IN / h, 1 - (label_w + 0.3) / w, row_h * n / h))
@@ -319,9 +321,9 @@ def heatmap(plot: Plot, runs: list[str], figures: Figures) -> list[Figure]:
               for v in [value(figures, r, k)] if v is not None]
     vmin, vmax = (0, 100) if plot.unit == "%" else (min(values, default=0), max(values, default=1))
     col_w = 0.42 if len(runs) <= 12 else 0.14
-    run_chars = max(len(r) for r in runs)
-    rotate = run_chars * CHAR_W * FONT > col_w
-    bottom = 0.25 + (run_chars * CHAR_W * FONT if rotate else 0.2)
+    run_w = max(text_width(r, FONT) for r in runs)
+    rotate = run_w > col_w
+    bottom = 0.25 + (run_w if rotate else 0.2)
     out = []
     per_figure = PANELS if len(runs) <= 12 else 1
     for part, label_w in _layout(plot, per_figure):

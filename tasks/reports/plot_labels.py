@@ -22,6 +22,13 @@ WRAP = 46                      # characters per line of a row label; two lines a
 Figures = Mapping[str, Mapping[str, Mapping[str, Any]]]   # run_id -> stat key -> estimate dict
 
 
+def text_width(text: str, size: float) -> float:
+    """Inches a line of `text` takes at `size` points: a CJK glyph is a full em, others about
+    0.6 em (DejaVu Sans), a little generous so labels never run off the figure."""
+    ems = sum(1.0 if ord(c) >= 0x2E80 else 0.6 for c in text)
+    return ems * size / 72
+
+
 def value(figures: Figures, run: str, key: str) -> tuple[float, float, float] | None:
     """(value, ci_low, ci_high) of a figure, or None; an absent end is the value itself."""
     e = figures.get(run, {}).get(key)

@@ -31,8 +31,8 @@ from matplotlib.figure import Figure  # noqa: E402
 
 from mathprobe.tasks.contract import Plot  # noqa: E402
 from mathprobe.tasks.reports import fonts, plot_kinds  # noqa: E402
-from mathprobe.tasks.reports.plot_labels import (CHAR_W, FONT,  # noqa: E402,F401
-                                                 MAX_SERIES_RUNS, Figures)
+from mathprobe.tasks.reports.plot_labels import (FONT, MAX_SERIES_RUNS,  # noqa: E402,F401
+                                                 Figures, text_width)
 
 
 def _style() -> None:
@@ -70,7 +70,7 @@ def draw(plot: Plot, runs: Sequence[str], figures: Figures) -> list[Drawn]:
         title = plot.title if len(figs) == 1 else f"{plot.title} (part {k + 1} of {len(figs)})"
         # one line across the figure: a long title in a narrow figure gets a smaller font
         width = fig.get_size_inches()[0] - 0.2
-        size = max(6.5, min(10.0, width / (CHAR_W * max(len(title), 1))))
+        size = max(6.5, min(10.0, 10 * width / max(text_width(title, 10), 0.01)))
         fig.suptitle(title, x=0.01, y=0.995, ha="left", va="top", fontsize=size)
         out.append(Drawn(plot.key if len(figs) == 1 else f"{plot.key}-part{k + 1}", title, fig,
                          kind == "heatmap"))

@@ -91,7 +91,8 @@ class ConceptMathComparison(Comparison):
             # headed by system, each row its concept path (the label without its [system])
             series = tuple((s.key.split(":", 2)[2], s.key) for s in found)
             systems = [s.key.split(":")[1] for s in found]
-            groups = tuple((SYSTEMS.get(sy, sy), systems.count(sy)) for sy in dict.fromkeys(systems))
+            groups = tuple((SYSTEMS.get(sy, sy), systems.count(sy))
+                           for sy in dict.fromkeys(systems))
             marks: dict[str, set[str]] = {}
             for run_id, lv, system, concept in marked:
                 if lv == level:
