@@ -74,7 +74,8 @@ def _subset(path: Path, chars: str) -> bytes:
     from fontTools.ttLib import TTFont
 
     opts = subset.Options()
-    opts.layout_features = []          # plain glyphs: no vertical forms or ligatures needed
+    opts.layout_features = []          # plain glyphs: no vertical forms or ligatures needed,
+    opts.drop_tables += ["GSUB", "GPOS", "GDEF", "BASE", "vhea", "vmtx", "VORG"]   # not parsed
     opts.name_IDs = [1, 2]
     opts.notdef_outline = True
     opts.hinting = False               # screens scale it anyway; with desubroutinize, 1,900

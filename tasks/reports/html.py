@@ -223,11 +223,23 @@ def _differences(b: BenchComparison) -> dict[str, Any] | None:
         keys += [s.key for s in kept]
         if kept:
             groups.append((t.title, len(kept)))
+    later = [r["run_id"] for r in b.runs[1:]]
+    if len(later) < plots.MAX_SERIES_RUNS:
+        # few runs: a row per figure under its table's heading, a column per run
+        rows, at = [], 0
+        for title, count in groups:
+            rows.append({"heading": title})
+            rows += [{"label": fmts[k].label, "cells": [_diff_cell(by.get((r, k)), fmts[k], r)
+                                                       for r in later]}
+                     for k in keys[at:at + count]]
+            at += count
+        return {"baseline": b.baseline, "long": True, "header": later, "rows": rows,
+                "groups": []}
     header = [fmts[k].label for k in keys]
-    rows = [{"label": r["run_id"], "cells": [_diff_cell(by.get((r["run_id"], k)), fmts[k],
-                                                           r["run_id"]) for k in keys]}
-            for r in b.runs[1:]]
-    return {"baseline": b.baseline, "header": header, "rows": rows, "groups": groups}
+    rows = [{"label": r, "cells": [_diff_cell(by.get((r, k)), fmts[k], r) for k in keys]}
+            for r in later]
+    return {"baseline": b.baseline, "long": False, "header": header, "rows": rows,
+            "groups": groups}
 
 
 def _benchmark_section(b: BenchComparison, drawn: list[dict[str, Any]]) -> dict[str, Any]:

@@ -2,7 +2,8 @@
 figures it takes. Geometry a test can read back: every whisker is a segment of a LineCollection
 that records, in `mathprobe_whiskers`, the (run, stat key) of each segment, and `mathprobe_axis`
 the axis its value is read on; a curve's band records its run in `mathprobe_band`; a stacked
-segment its (run, key) in `mathprobe_segment`. See tasks.reports.plots for the rules."""
+series' segments (a PolyCollection) their (run, key) in `mathprobe_segments`. The rules they
+follow: tasks.reports.plots."""
 from __future__ import annotations
 
 import math
@@ -10,7 +11,7 @@ from dataclasses import dataclass
 
 import numpy as np
 from matplotlib.axes import Axes
-from matplotlib.collections import LineCollection
+from matplotlib.collections import LineCollection, PolyCollection
 from matplotlib.figure import Figure
 from matplotlib.lines import Line2D
 from matplotlib.patches import Patch, Rectangle
@@ -159,7 +160,8 @@ def _row_axes(fig: Figure, panel: Panel, left_in: float, width_in: float, plot: 
 
 def stacked(plot: Plot, runs: list[str], figures: Figures) -> list[Figure]:
     """One bar per run, the series stacked as shares of one whole. No whiskers: a segment's
-    interval is not where its value is read; its hover title gives value and interval."""
+    interval is not where its value is read; the run's hover title gives values and
+    intervals."""
     n = len(runs)
     small = n > 30
     row_h = 0.4 if n <= 10 else 0.25 if n <= 30 else 0.16
@@ -172,20 +174,27 @@ def stacked(plot: Plot, runs: list[str], figures: Figures) -> list[Figure]:
     for k, (label, key) in enumerate(plot.series):
         color = STACK_COLORS[k % len(STACK_COLORS)]
         handles.append(Patch(facecolor=color, label=label))
+        boxes, keys = [], []
         for i, run in enumerate(runs):
             v = value(figures, run, key)
             if v is None:
                 continue
             width = plot.scale * v[0]
-            rect = Rectangle((left[i], i - 0.325), width, 0.65, facecolor=color, linewidth=0)
-            rect.mathprobe_segment = (run, key)
-            ax.add_patch(rect)
-            hover(fig, rect, describe(plot, figures, run, key, label))
+            boxes.append([(left[i], i - 0.325), (left[i] + width, i - 0.325),
+                          (left[i] + width, i + 0.325), (left[i], i + 0.325)])
+            keys.append((run, key))
             if n <= 20 and width >= 0.06 * plot.scale:
                 ax.text(left[i] + width / 2, i, f"{width:.1f}", ha="center", va="center",
                         fontsize=6.5, color="white")
             left[i] += width
+        # one collection per series (a patch per segment is slow for 100 runs)
+        segments = PolyCollection(boxes, facecolors=color, linewidths=0)
+        segments.mathprobe_segments = keys
+        ax.add_collection(segments)
     ax.set_yticks(range(n), runs, fontsize=6 if small else FONT)
+    for run, tick in zip(runs, ax.get_yticklabels()):     # the run's shares and intervals
+        hover(fig, tick, "; ".join(describe(plot, figures, run, key, label)
+                                   for label, key in plot.series))
     ax.set_ylim(n - 0.5, -0.5)
     ax.set_xlim(0, plot.scale)
     ax.set_xlabel(f"{plot.xlabel or 'share'} ({plot.unit})" if plot.unit else plot.xlabel)
@@ -341,7 +350,8 @@ def heatmap(plot: Plot, runs: list[str], figures: Figures) -> list[Figure]:
                     if v is not None:
                         data[i, j] = plot.scale * v[0]
             img = ax.pcolormesh(np.arange(len(runs) + 1) - 0.5, panel.edges,
-                                np.ma.masked_invalid(data), cmap=cmap, vmin=vmin, vmax=vmax)
+                                np.ma.masked_invalid(data), cmap=cmap, vmin=vmin, vmax=vmax,
+                                rasterized=data.size > 1000)   # one image, not a path a cell
             img.mathprobe_cells = [[(run, r.key) for run in runs] for r in panel.rows]
             ax.set_xlim(-0.5, len(runs) - 0.5)
             ax.set_ylim(panel.units, 0)
