@@ -69,6 +69,7 @@ def css_font_face(text: str) -> str:
                                                                .decode("ascii")))
 
 
+@functools.lru_cache(maxsize=8)        # a process that writes several reports (a sweep)
 def _subset(path: Path, chars: str) -> bytes:
     from fontTools import subset
     from fontTools.ttLib import TTFont

@@ -121,7 +121,7 @@ class _Images:
         data = Path(path).read_bytes()
         digest = hashlib.blake2b(data, digest_size=16).hexdigest()
         if digest not in self._by_digest:
-            src = self._thumbnail(data) if self.embedded < self.max else None
+            src = _thumbnail(digest, data) if self.embedded < self.max else None
             if src is None:
                 src = Path(os.path.relpath(Path(path).resolve(), self.out_dir)).as_posix()
             else:
@@ -131,28 +131,40 @@ class _Images:
         self._by_path[path] = self._by_digest[digest]
         return self._by_path[path]
 
-    @staticmethod
-    def _thumbnail(data: bytes) -> str | None:
-        from PIL import Image, UnidentifiedImageError
 
-        try:
-            im = Image.open(io.BytesIO(data))
-            im.load()
-        except (UnidentifiedImageError, OSError):
-            return None
-        factor = max(1, max(im.size) // THUMB_PX)
-        if factor > 1:
-            im = im.reduce(factor)
-        if im.mode in ("RGBA", "LA", "P"):
-            im = im.convert("RGBA")
-            flat = Image.new("RGB", im.size, "white")
-            flat.paste(im, mask=im.split()[-1])
-            im = flat
-        im = im.convert("RGB")
-        im.thumbnail((THUMB_PX, THUMB_PX))
-        buf = io.BytesIO()
-        im.save(buf, "JPEG", quality=72)
-        return "data:image/jpeg;base64," + base64.b64encode(buf.getvalue()).decode("ascii")
+_THUMBNAILS: dict[str, str | None] = {}     # digest -> thumbnail, kept for the next report of
+THUMBNAILS_KEPT = 2_000                     # this process (a sweep, the warm runner): ~12 MB
+
+
+def _thumbnail(digest: str, data: bytes) -> str | None:
+    if digest not in _THUMBNAILS:
+        if len(_THUMBNAILS) >= THUMBNAILS_KEPT:
+            _THUMBNAILS.clear()
+        _THUMBNAILS[digest] = _make_thumbnail(data)
+    return _THUMBNAILS[digest]
+
+
+def _make_thumbnail(data: bytes) -> str | None:
+    from PIL import Image, UnidentifiedImageError
+
+    try:
+        im = Image.open(io.BytesIO(data))
+        im.load()
+    except (UnidentifiedImageError, OSError):
+        return None
+    factor = max(1, max(im.size) // THUMB_PX)
+    if factor > 1:
+        im = im.reduce(factor)
+    if im.mode in ("RGBA", "LA", "P"):
+        im = im.convert("RGBA")
+        flat = Image.new("RGB", im.size, "white")
+        flat.paste(im, mask=im.split()[-1])
+        im = flat
+    im = im.convert("RGB")
+    im.thumbnail((THUMB_PX, THUMB_PX))
+    buf = io.BytesIO()
+    im.save(buf, "JPEG", quality=72)
+    return "data:image/jpeg;base64," + base64.b64encode(buf.getvalue()).decode("ascii")
 
 
 def _cut(text: str | None) -> str:

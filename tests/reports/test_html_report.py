@@ -8,6 +8,7 @@ screenshot."""
 from __future__ import annotations
 
 import os
+import re
 import shutil
 from pathlib import Path
 
@@ -292,3 +293,25 @@ def test_a_screenshot_of_each_section_is_kept(page):
 def _png_size(path: Path) -> tuple[int, int]:
     head = path.read_bytes()[16:24]
     return int.from_bytes(head[:4], "big"), int.from_bytes(head[4:], "big")
+
+
+def test_images_past_the_thumbnail_cap_are_linked_relative_to_the_report(results, tmp_path):
+    """Two thumbnails embedded, every other image a link relative to the report's folder that
+    finds its file from there (never an absolute file:// link)."""
+    import json
+
+    from mathprobe.tasks.reports import html
+
+    out = tmp_path / "shared" / "report.html"
+    html.write(results.store, ["v1"], out, data_dir=results.data_dir, max_thumbnails=2)
+    page = out.read_text(encoding="utf-8")
+    data = json.loads(re.search(r'<script type="application/json" id="items-data">(.*?)</script>',
+                                page, re.S)[1].replace("<\\/", "</"))
+    embedded = [s for s in data["images"] if s.startswith("data:image/jpeg;base64,")]
+    linked = [s for s in data["images"] if not s.startswith("data:")]
+    assert len(embedded) == 2 and len(linked) > 500            # distinct images of testmini
+    assert "file://" not in page
+    for src in linked[:50]:
+        assert not Path(src).is_absolute() and (out.parent / src).resolve().is_file(), src
+    rows = data["rows"]
+    assert all(r[7] >= 0 for r in rows)                        # every WE-MATH item has one
