@@ -40,7 +40,8 @@ CAPTIONS = {
     "heatmap": "Each cell's number is its value; the intervals are in the tables below "
                "(hover a row label for them).",
     "stacked": "Stacked shares carry no whiskers (a share's interval is not where it is read "
-               "on a stack): hover a segment for its value, interval and n, or see the table.",
+               "on a stack): hover a run's label for its shares with their intervals and n, "
+               "or see the table.",
 }
 
 
