@@ -4,8 +4,8 @@ kept as text so it stays searchable and crisp) or PNG and SVG files (`--figures 
 
 What a reader sees must be right by construction, and tests read the drawn geometry back:
 - a whisker spans exactly its interval on the value axis (`tasks.reports.plot_kinds` draws
-  them as segments it records, `Whiskers`); stacked shares carry none (a segment's interval is
-  not where its value is read): each run's shares with their intervals are its label's hover title;
+  them as segments it records); stacked shares carry none (a segment's interval is not where
+  its value is read): a run's shares with their intervals are its label's hover title;
 - labels are whole: wrapped, or abbreviated with the full name as the hover title;
 - every colour drawn is in a legend ('no data' and marked figures included);
 - many rows (67 WE-MATH leaves, 214 ConceptMath level-3 concepts) are laid out in headed
