@@ -243,7 +243,10 @@ class Plot:
     kind: 'stacked' (one bar per run, `series` stacked: shares of one whole), 'bars' (groups =
     `series`, one bar per run), 'heatmap' (runs x `series`), 'curve' (x = `xs`, one line per run),
     'dots' (`series` down the page, one marker per run). Every value carries its CI.
-    `marks`: run id -> stat keys drawn marked (e.g. unmastered concepts)."""
+    `marks`: run id -> stat keys drawn marked (e.g. unmastered concepts). `groups`: (heading,
+    count) of consecutive `series` (e.g. a category's concepts), drawn as separated, headed
+    blocks by the heat map and the dot plot. `full_names`: label -> the full name of an
+    abbreviated label (shown on hover)."""
     key: str                          # file name under --figures
     title: str
     kind: str
@@ -255,6 +258,9 @@ class Plot:
     note: str = ""
     scale: float = 100.0              # values are drawn x scale ...
     unit: str = "%"                   # ... in this unit ('' for none)
+    groups: tuple[tuple[str, int], ...] = ()
+    full_names: Mapping[str, str] = field(default_factory=dict)
+    marked: str = "marked"            # what a mark means, in the legend
 
 
 @dataclass(frozen=True)
@@ -354,6 +360,12 @@ class Benchmark(ABC):
     def request_image(self, item: Item, setting: str) -> str | None:
         """The path of the image a request carries (default: the item's image, if any)."""
         return item.image_path
+
+    def shown_question(self, item: Item) -> str:
+        """The question as a reader of the report's item browser should see it: what the model
+        was asked, without the prompt's instructions (default: the item's question; a benchmark
+        whose options are apart from the question adds them)."""
+        return item.question
 
     # -- grading ------------------------------------------------------------------------------
     @abstractmethod

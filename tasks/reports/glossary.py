@@ -6,7 +6,11 @@ from mathprobe.tasks.reports import stats
 
 CORE = [
     ("Accuracy", "Right answers / graded answers. A refusal counts wrong; a failed call "
-     "(infra_failed) and an answer a grader left undecided are in no figure."),
+     "(infra_failed) is in no figure until retried. An answer the grader left undecided (no "
+     "verdict: its rules could not read it, or a judge's reply had none) counts as each "
+     "benchmark's paper does: CMMaTH counts it as not right (its figures are over all answers); "
+     "WE-MATH and ConceptMath leave it out of every figure, as a failed call (a WE-MATH problem "
+     "with such a question is not among the N problems)."),
     ("95% CI", f"Percentile interval of {stats.RESAMPLES} bootstrap resamples (seed "
      f"{stats.SEED}) of the run's units: whole problems for WE-MATH, questions otherwise. The "
      "same units are resampled the same way in every run, so the report is reproducible. An "

@@ -85,18 +85,23 @@ class ConceptMathComparison(Comparison):
             "u.level, u.system) / 5))) OR (u.level = 3 AND u.rank <= ?)",
             [ids, [r["grader"] for r in runs], N_UNMASTERED, N_UNMASTERED]) if ids else []
         for level in LEVELS:
-            series = tuple((s.label, s.key) for s in _concept_stats(cells, level))
-            if not series:
+            found = _concept_stats(cells, level)
+            if not found:
                 continue
+            # headed by system, each row its concept path (the label without its [system])
+            series = tuple((s.key.split(":", 2)[2], s.key) for s in found)
+            systems = [s.key.split(":")[1] for s in found]
+            groups = tuple((SYSTEMS.get(sy, sy), systems.count(sy))
+                           for sy in dict.fromkeys(systems))
             marks: dict[str, set[str]] = {}
             for run_id, lv, system, concept in marked:
                 if lv == level:
                     marks.setdefault(run_id, set()).add(f"L{level}:{system}:{concept}")
             out.append(Plot(f"conceptmath-concepts-l{level}",
-                            f"Concept accuracy, level {level} (marked red: unmastered, the "
-                            + (f"{N_UNMASTERED} lowest" if level == 3 else "lowest fifth")
-                            + " per system)", "dots", series,
-                            xlabel="accuracy",
+                            f"Concept accuracy, level {level}", "dots", series,
+                            xlabel="accuracy", groups=groups,
+                            marked="unmastered: the " + (f"{N_UNMASTERED} lowest" if level == 3
+                                                         else "lowest fifth") + " per system",
                             marks={k: frozenset(v) for k, v in marks.items()}))
         for prefix, title, label, scale in (
                 ("rouge", "Contamination: Rouge-L (x100) per system", "Rouge-L x100", 100.0),

@@ -23,6 +23,7 @@ from mathprobe.tasks.benchmarks.wemath._lmms_eval import read_lmms_eval
 from mathprobe.tasks.benchmarks.wemath._results import read_official_results
 from mathprobe.tasks.benchmarks.wemath._vlmevalkit import read_vlmevalkit, write_score_csv
 from mathprobe.tasks.contract import Benchmark, FunctionReport
+from mathprobe.tasks.items import Item
 
 DEFAULT_PARAMS = {"temperature": 0.0, "max_tokens": 1024}   # paper: greedy, 1024 new tokens
 
@@ -61,6 +62,10 @@ class WeMath(Benchmark):
         """The authors' leaderboard submission (result JSON and score CSVs), VLMEvalKit's score
         CSV."""
         return {"leaderboard": write_leaderboard, "vlmevalkit": write_score_csv}
+
+    def shown_question(self, item: Item) -> str:
+        """The question and its options, as the prompt gives them."""
+        return f"{item.question}\nOption: {item.payload.get('option', '')}"
 
 
 benchmark = WeMath()

@@ -70,10 +70,15 @@ class WeMathComparison(Comparison):
                       "bars", (("S1", "s1"), ("S2", "s2"), ("S3", "s3"),
                                *((WEMATH_CATEGORIES.get(c, c), f"category:{c}")
                                  for c, ls in by_cat.items() if ls)),
-                      ylabel="accuracy")
+                      ylabel="accuracy",
+                      full_names={WEMATH_CATEGORIES.get(c, c): c for c in by_cat},
+                      note="categories abbreviated as in the paper (hover for the full name; "
+                           "the glossary lists them)")
         concepts = Plot("wemath-concepts", "Accuracy of the 67 leaf concepts", "heatmap",
                         tuple((leaf, f"concept:{leaf}") for ls in by_cat.values() for leaf in ls),
-                        note="columns grouped by category, in Table 1's order")
+                        groups=tuple((c, len(ls)) for c, ls in by_cat.items() if ls),
+                        xlabel="accuracy",
+                        note="rows grouped by category, in Table 1's order")
         return [*stacked, table1, concepts]
 
     def sections(self, store: Store, runs: Sequence[Mapping[str, Any]]) -> list[Section]:
