@@ -22,13 +22,15 @@ from __future__ import annotations
 
 import re
 
+from mathprobe.tasks.benchmarks.cmmath._choice import (all_options, declines, judged_options,
+                                                       listed_options, names_letter, words_absent)
 from mathprobe.tasks.benchmarks.cmmath._extract import (BLANK_RE, CONCLUDES_RE, NUMBER_RE,
-                                                        RELATION_RE, extract_choice, final_region,
-                                                        judged_options)
+                                                        RELATION_RE, extract_choice, final_region)
 from mathprobe.tasks.benchmarks.cmmath._mentions import reference_absent
 from mathprobe.tasks.benchmarks.cmmath._options import gold_letters, option_texts
 from mathprobe.tasks.benchmarks.cmmath._parts import (concluded_values, named_values,
-                                                      reference_parts, response_parts, value_named)
+                                                      reference_parts, response_parts,
+                                                      stated_values, value_named)
 from mathprobe.tasks.benchmarks.cmmath._text import (CJK_RE, at_depth0, canonical, clean_text,
                                                      split_outside, split_words_outside,
                                                      strip_wrappers)
@@ -55,8 +57,11 @@ def _candidates(region: str, how: str) -> list[Value]:
     relation word ('所以EF = 6' -> 6, '面积为8平方厘米' -> 8, 'AB = AC + BC = 5' -> 5). In an
     explicitly marked region (boxed, 答案：, Answer:) where no clause has a relation word, the
     clauses themselves are the values; a 'number' region gives its one number."""
-    if how == "number":
-        return [make_value(n) for n in NUMBER_RE.findall(strip_wrappers(region))][:1]
+    if how == "number":            # with its order of magnitude: "投入498万元" is 4980000
+        bare = strip_wrappers(region)
+        return [make_value(m.group(0) + (re.match(r"\s*(万亿|亿|万)", bare[m.end():]) or
+                                         re.match("", "")).group(0).strip())
+                for m in NUMBER_RE.finditer(bare)][:1]
     stated: list[Value] = []
     bare: list[Value] = []
     clauses = split_outside(region, "，,；;。\n")
@@ -66,21 +71,44 @@ def _candidates(region: str, how: str) -> list[Value]:
         clauses = clauses[last:]
     # "当x=1/4时，S=-2": a condition states no answer
     clauses = [c for c in clauses if not CONDITION_RE.match(c)] or clauses
+    respectively = False        # "分别为1，2，4，3": the values after it are stated too
     for clause in clauses:
         clause = PART_LABEL_RE.sub("", clause.lstrip(":： "))      # "：①9；②8"
         for part in split_words_outside(clause, r"或|\band\b|和"):
             rels = [m for m in RELATION_RE.finditer(part) if at_depth0(part, m.start())]
             if rels:
                 lhs = part[rels[-2].end() if len(rels) > 1 else 0:rels[-1].start()]
+                respectively = "分别" in lhs
                 if _is_equation_side(lhs):
                     # "3x + y = 24" states an equation, not the value 24
                     stated.append(Value(part.strip(), False, None, "equation"))
                 else:
                     stated.append(make_value(part[rels[-1].end():]))
             else:
-                bare.append(make_value(part))
+                value = _bare_value(part)
+                if respectively and value.kind == "math" and value.parsed:
+                    stated.append(value)
+                else:
+                    respectively = False
+                    bare.append(value)
     out = stated if stated or how not in ("boxed", "marker") else bare
     return [v for v in out if v.text]
+
+
+# "解集(-1, 2)", "答案 x>3": words before the value a marked answer states
+LEADING_WORDS_RE = re.compile(r"^[\u3400-\u9fff]+[\s:：]*(?=[$\\(\[{\-\d]|[a-zA-Z](?![a-zA-Z]))")
+
+
+def _bare_value(part: str) -> Value:
+    """A marked answer's value without a relation word; words before it ("解集", "答案") are
+    dropped when what follows reads as math."""
+    value = make_value(part)
+    if value.kind == "text":
+        rest = LEADING_WORDS_RE.sub("", strip_wrappers(part).lstrip(":： "), count=1)
+        stripped = make_value(rest)
+        if rest and stripped.kind == "math" and stripped.parsed:
+            return stripped
+    return value
 
 
 def _is_collection(v: Value) -> bool:
@@ -145,27 +173,34 @@ NEGATION = "不没未非无否"
 
 
 def _states_text(reference: Reference, response: str) -> bool:
-    """A reference that is one statement in words ("模型②的拟合效果较好", at least six
-    characters) which one of the response's last three lines contains, not negated."""
-    if len(reference.blanks) != 1 or len(reference.blanks[0]) != 1 or \
-            len(reference.blanks[0][0]) != 1 or reference.blanks[0][0][0].kind != "text":
+    """A reference that is statements in words, one per blank ("模型②的拟合效果较好"; "能被录取，
+    不能获得高薪职位", each at least four Chinese characters), every one of which one of the
+    response's last three lines contains, not negated (no 不/没/未/非/无/否 just before it)."""
+    blanks = reference.blanks
+    if not blanks or any(len(b) != 1 or len(b[0]) != 1 or b[0][0].kind != "text" for b in blanks):
         return False
-    want = canonical(reference.blanks[0][0][0].text.rstrip("。．. "))
-    if len(CJK_RE.findall(want)) < 6:
-        return False
-    lines = [ln for ln in clean_text(response).split("\n") if ln.strip()][-3:]
-    for line in lines:
-        said = canonical(make_value(line).text)      # normalised alike
-        at = said.rfind(want)
-        if at >= 0 and (at == 0 or said[at - 1] not in NEGATION):
+    lines = [canonical(make_value(ln).text)                     # normalised alike
+             for ln in clean_text(response).split("\n") if ln.strip()][-3:]
+    for (alts,) in blanks:
+        want = canonical(alts[0].text.rstrip("。．. "))
+        if len(CJK_RE.findall(want)) < 4 or not any(_says(line, want) for line in lines):
+            return False
+    return True
+
+
+def _says(line: str, want: str) -> bool:
+    at = line.rfind(want)
+    while at >= 0:
+        if not any(ch in NEGATION for ch in line[max(0, at - 2):at]):
             return True
+        at = line.rfind(want, 0, at)
     return False
 
 
 def _by_conclusions(reference: Reference, response: str) -> bool:
-    """A reference of several blanks whose every value the response concludes, each in a
-    statement of its own ("∴AB=2√13", "所以AC=3√13"), and whose final statement concludes
-    nothing else."""
+    """A reference of several blanks whose every value the response states, each in a statement
+    of its own: a concluding one ("∴AB=2√13", "所以AC=3√13"), or any statement ("平均数为54")
+    when the final statement states reference values and nothing else."""
     blanks = reference.blanks
     if len(blanks) < 2 or any(len(b) != 1 for b in blanks):
         return False
@@ -173,15 +208,18 @@ def _by_conclusions(reference: Reference, response: str) -> bool:
     final = _candidates(region, how) if region is not None else []
     if any(not any(_any_same(c, b[0]) is True for b in blanks) for c in final):
         return False
-    concluded = [make_value(value) for value in concluded_values(response)]
-    used: set[int] = set()
-    for (alts,) in blanks:
-        hit = next((k for k, v in enumerate(concluded) if k not in used
-                    and _any_same(v, alts) is True), None)
-        if hit is None:
-            return False
-        used.add(hit)
-    return True
+    for values in (concluded_values(response), stated_values(response) if final else []):
+        stated = [make_value(value) for value in values]
+        used: set[int] = set()
+        for (alts,) in blanks:
+            hit = next((k for k, v in enumerate(stated) if k not in used
+                        and _any_same(v, alts) is True), None)
+            if hit is None:
+                break
+            used.add(hit)
+        else:
+            return True
+    return False
 
 
 def _by_name(reference: Reference, response: str) -> bool:
@@ -206,6 +244,8 @@ def _grade_final(reference: Reference, response: str) -> tuple[str | None, bool 
     if region is None:
         return None, None
     cands = _candidates(region, how)
+    if len(cands) == 1 and re.fullmatch(r"[A-H]", cands[0].text.strip("()（）{} ")):
+        return cands[0].text, None           # "故选B" in a question whose options are in the figure
     if not cands:
         if BLANK_RE.search(region):
             return "(blank)", False          # "面积为\\underline{}": the answer is left blank
@@ -231,9 +271,21 @@ def _grade_final(reference: Reference, response: str) -> tuple[str | None, bool 
             return extracted, True if all(results) else None
         return extracted, _same_sets(cands, sols)
     if len(cands) != sum(len(b) for b in blanks):   # several blanks: one value for each
+        if how in ("boxed", "marker") and _none_of(cands, blanks):
+            return extracted, False          # a marked answer that is none of the values
         return extracted, None
     flat = [s for b in blanks for s in b]
     return extracted, _same_sets(cands, flat)
+
+
+def _none_of(cands: list[Value], blanks: tuple) -> bool:
+    """Every candidate differs from every solution of every blank; or, with some blanks in
+    words, every candidate is a number and differs from every number of the reference."""
+    if all(_any_same(c, sol) is False for c in cands for b in blanks for sol in b):
+        return True
+    numbers = [sol for b in blanks for sol in b if sol and all(_constant(a) for a in sol)]
+    return bool(numbers) and all(_constant(c) for c in cands) and \
+        all(_any_same(c, sol) is False for c in cands for sol in numbers)
 
 
 def _same_sets(cands: list[Value], sols: list | tuple) -> bool | None:
@@ -263,22 +315,45 @@ def _choice_by_value(item: Item, response: str) -> frozenset[str] | None:
     return frozenset(hits) if len(hits) == 1 else None
 
 
+TABLE_RE = re.compile(r"\$#.*?#\$", re.DOTALL)
+TABLE_CELL_RE = re.compile(r"\\[dt]?frac\s*\{[^{}]*\}\s*\{[^{}]*\}|-?\d+(?:\.\d+)?")
+
+
+def _table_apart(part: str) -> tuple[str, Reference | None]:
+    """A reference part with a table (a distribution: "X的分布列为：$#|...|#$ E(X)=2/3"): the
+    part without the table and its lead-in ("…为："), and the table's numbers as a reference of
+    values the response must write."""
+    if "$#" not in part:
+        return part, None
+    cells = [make_value(c) for t in TABLE_RE.findall(part) for c in TABLE_CELL_RE.findall(t)]
+    rest = TABLE_RE.sub("\n", part)
+    rest = re.sub(r"^[^\n]*(?:为|如下|[:：])\s*[:：]?\s*\n", "", rest.lstrip())
+    numbers = Reference(tuple(((c,),) for c in cells if c.parsed)) if cells else None
+    return rest.strip(), numbers
+
+
+def _grade_part(part: str, piece: str) -> tuple[str | None, bool | None]:
+    rest, table = _table_apart(part)
+    if table is not None and not table.blanks:
+        return None, None
+    if table is not None and reference_absent(table, piece):
+        return "(table)", False                 # a value of the table it never writes
+    reference = parse_reference(rest) if strip_wrappers(rest) else None
+    if reference is None:
+        return ("(table)", True) if table is not None and not strip_wrappers(rest) else (None, None)
+    extracted, verdict = grade_free_form(reference, piece)
+    if verdict is False and not reference_absent(reference, piece):
+        verdict = None          # a part's last statement may not be its answer: wrong only
+    return extracted, verdict   # when the part never writes the value
+
+
 def grade_in_parts(parts: list[str], response: str) -> tuple[str | None, bool | None]:
     """A reference in parts against the response's parts: right when every part is right,
     wrong when some part is surely wrong, else undecided."""
     pieces = response_parts(response, len(parts))
     if pieces is None:
         return None, None
-    results = []
-    for part, piece in zip(parts, pieces):
-        reference = parse_reference(part)
-        if reference is None:
-            results.append((None, None))
-            continue
-        extracted, verdict = grade_free_form(reference, piece)
-        if verdict is False and not reference_absent(reference, piece):
-            verdict = None      # a part's last statement may not be its answer: wrong only
-        results.append((extracted, verdict))      # when the part never writes the value
+    results = [_grade_part(part, piece) for part, piece in zip(parts, pieces)]
     extracted = " | ".join(e or "?" for e, _ in results)[:200]
     verdicts = [v for _, v in results]
     if all(v is True for v in verdicts):
@@ -289,16 +364,62 @@ def grade_in_parts(parts: list[str], response: str) -> tuple[str | None, bool | 
 
 
 def _gold_option_absent(item: Item, letters: frozenset[str], response: str) -> bool:
-    """A right option whose content is a plain number the response never writes, and whose
-    letter it never writes on its own: the response cannot have chosen it."""
+    """A right option the response never names, by its letter (as an option: 选项B, B项, B正确,
+    答案是B) nor by its content (a plain number it never writes, or words it never uses): the
+    response cannot have chosen it."""
     texts = option_texts(item.question, item.choices)
-    bare = re.sub(r"[${}\\]", " ", response)
     for letter in letters:
-        if letter not in texts or re.search(rf"(?<![A-Za-z]){letter}(?![A-Za-z])", bare):
+        if letter not in texts or names_letter(response, letter):
             continue
-        if reference_absent(Reference(((( make_value(texts[letter]),),),)), response):
+        value = make_value(texts[letter])
+        if value.kind == "math" and value.parsed and _constant(value):
+            if reference_absent(Reference((((value,),),)), response):
+                return True
+        elif words_absent(texts[letter], response):
             return True
     return False
+
+
+def grade_choice(item: Item, letters: frozenset[str], response: str) -> tuple[str | None, bool | None]:
+    """A choice answer: the option set the response names (listed after the final marker, a
+    marked letter group, an option's value, options judged one by one, a claim about all
+    options) against the reference set; wrong when it declines to pick, or never names a right
+    option in any way (the authors' judge: no particular option specified is "No")."""
+    allowed = set(item.choices) or set(LETTERS[:4])
+    chosen = listed_options(response, allowed)
+    if chosen is None:
+        chosen = extract_choice(response, item.choices)
+    if chosen is None and item.choices:
+        chosen = extract_choice(response, tuple(LETTERS))    # a letter it does not offer
+    if chosen is None:
+        chosen = _choice_by_value(item, response)
+    if chosen is None:
+        chosen = judged_options(item.question, response, item.choices)
+    if chosen is None:
+        chosen = all_options(item.question, response, item.choices)
+    if chosen is None:
+        if declines(response):
+            return "(declined)", False          # "无法确定": no option picked
+        if _gold_option_absent(item, letters, response):
+            return None, False                  # the right option never named in any way
+        return None, None
+    if not chosen:
+        return "(none)", False                  # "all are true", asked which is false
+    return "".join(sorted(chosen)), chosen == letters
+
+
+def looping(response: str) -> str | None:
+    """The unit a response repeats until it was cut off ("AB=DC AB=DC ...", "8888..."): its
+    last 120 or more characters have one period, seen at least four times; else None."""
+    tail = re.sub(r"\s+", " ", response[-1500:]).rstrip()
+    for period in range(1, 301):
+        span = max(120, 4 * period)
+        if span > len(tail):
+            break
+        end = tail[-span:]
+        if end[period:] == end[:-period]:
+            return end[-period:]
+    return None
 
 
 def grade_rules(item: Item, response: str | None) -> tuple[str | None, bool | None]:
@@ -307,18 +428,7 @@ def grade_rules(item: Item, response: str | None) -> tuple[str | None, bool | No
     gold = item.gold
     letters = gold_letters(gold)
     if letters is not None and (item.choices or item.part == "choice"):
-        chosen = extract_choice(response, item.choices)
-        if chosen is None and item.choices:
-            chosen = extract_choice(response, tuple(LETTERS))    # a letter it does not offer
-        if chosen is None:
-            chosen = _choice_by_value(item, response)
-        if chosen is None:
-            chosen = judged_options(item.question, response, item.choices)
-        if chosen is None:
-            if _gold_option_absent(item, letters, response):
-                return None, False              # the right option never named nor its value
-            return None, None
-        return "".join(sorted(chosen)), chosen == letters
+        return grade_choice(item, letters, response)
     reference = parse_reference(gold)
     if reference is None:
         return None, None                       # no reference answer in the record
@@ -330,6 +440,10 @@ def grade_rules(item: Item, response: str | None) -> tuple[str | None, bool | No
         extracted, verdict = grade_free_form(reference, response)
     if verdict is None and reference_absent(reference, response):
         return extracted, False                 # a reference value it never writes
+    if verdict is None:
+        unit = looping(response)
+        if unit is not None and reference_absent(reference, unit + unit):
+            return "(looping)", False           # cut off in a loop: it never gave its answer
     return extracted, verdict
 
 
