@@ -19,7 +19,8 @@ import typer
 from rich.console import Console
 from rich.text import Text
 
-from mathprobe.flows import deploy_cli, probes_cli, results_cli, server, triton_cli
+from mathprobe.flows import (deploy_cli, judge_audit_cli, judge_cli, probes_cli, results_cli, server,
+                            triton_cli)
 from mathprobe.flows.cli_common import (DEBUG, MODELS_HELP, SETTINGS_HELP, Benchmark, DataDir,
                                         DataPath, Db, RunId, emit, err, existing, importing,
                                         invocation, load_flow, open_existing, progress_bar)
@@ -257,7 +258,8 @@ def demo(
 app.command("compare")(results_cli.compare)
 app.command("contamination")(probes_cli.contamination)
 app.command("classify")(probes_cli.classify)
-app.command("judge-audit")(probes_cli.judge_audit)
+app.command("judge")(judge_cli.judge)
+app.command("judge-audit")(judge_audit_cli.judge_audit)
 
 store_app = typer.Typer(help="Stores: move runs between a DuckDB file and a DuckLake.",
                         no_args_is_help=True)

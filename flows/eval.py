@@ -127,27 +127,22 @@ def grade_task(cfg: RunConfig) -> dict[str, int]:
 
 @task(name="judge", cache_policy=NO_CACHE)
 def judge_task(cfg: RunConfig, judge: str, retry_failed: bool, in_flight: int) -> dict[str, Any]:
-    """Ask `judge` about the answers the rules left undecided; write judge and cascade verdicts."""
+    """Ask `judge` about the answers its benchmark's judge asks about (those the rules left
+    undecided, by default; the content cache answers what was asked before); write judge and
+    cascade verdicts."""
     bench = registry.get(cfg.benchmark)
     store = open_store(cfg.db)
     items = bench.load(resolve_data_dir(cfg.data_dir)).by_id()
-    jrun, requests = judging.prepare(store, bench, items, cfg.run_id, judge, retry_failed)
-    counts = send(
-        store, jrun, judging.backend_spec(judge),
-        lambda: judging.VerdictChecked(get_backend(judging.backend_spec(judge),
-                                                   timeout_s=cfg.request_timeout,
-                                                   triton_url=cfg.triton_url),
-                                       judging.judge_of(bench, judge).parse),
-        requests, in_flight=in_flight)
-    if store.write_failure():                  # the flow says it (check_writes)
+    result = judging.judge_run(store, bench, items, cfg.run_id, judge, retry_failed=retry_failed,
+                               concurrency=in_flight, timeout_s=cfg.request_timeout,
+                               triton_url=cfg.triton_url)
+    if result.get("write_failed"):              # the flow says it (check_writes)
         return {}
-    result = judging.write_verdicts(store, bench, cfg.run_id, judge)
-    store.finish_run(jrun, "completed" if not (result["judge_failed"] or result["infra_failed"])
-                     else "incomplete")
-    get_run_logger().info("judge %s: %d asked (%s); %d verdicts, %d judge_failed, %d failed calls",
-                          judge, len(requests),
-                          ", ".join(f"{v} {k}" for k, v in sorted(counts.items())) or "none",
-                          result["judged"], result["judge_failed"], result["infra_failed"])
+    get_run_logger().info(
+        "judge %s: %d asked about, %d answered from the cache, %d sent (%s); %d verdicts, "
+        "%d judge_failed, %d failed calls", judge, result["asked_about"], result["cached_now"],
+        result["asked"], ", ".join(f"{v} {k}" for k, v in sorted(result["counts"].items()))
+        or "none", result["judged"], result["judge_failed"], result["infra_failed"])
     return result
 
 
