@@ -143,3 +143,59 @@ def test_judge_only_where_the_regex_finds_no_letter(fake_openai, data_dir, db):
     text = CliRunner().invoke(app, ["compare", "wm", "--db", str(db), "--resamples", "200"],
                               env={"COLUMNS": "200"})
     assert "graders side by side" in text.output and f"cascade:{JUDGE}" in text.output
+
+
+# -- the protocol's pieces ------------------------------------------------------------------------
+
+def test_the_prompt_is_vlmevalkits_build_prompt_wemath(data_dir):
+    item = next(it for it in wemath.load(data_dir).items if it.item_id == "2steps_1/2steps_1")
+    system, user = wemath.benchmark.judge.prompt(item, "It is 300 and 400.")
+    assert system is None
+    assert user.startswith("You are an AI assistant who will help me to match an answer with "
+                           "several options of a single-choice question. You are provided with "
+                           "a question, several options, and an answer, and you need to find "
+                           "which option is most similar to the answer. If the meaning of all "
+                           "options are significantly different from the answer, output Z. Your "
+                           "should output a single uppercase character in A, B, C, D, E, F, G (if "
+                           "they are valid options), and Z. \nExample 1: \n")
+    assert user.endswith(
+        f"Example 3: \nQuestion: <start>\n{item.payload['question']}\nOptions: There are several "
+        "options: \nA. 300, 400\nB. 400, 300\nC. 3000, 4000\nD. 4000, 3000\nE. No correct answer"
+        "\n\n<end>\nAnswer: <start>\nIt is 300 and 400.\n<end>\nYour output: ")
+    assert wemath.benchmark.judge.params == {"temperature": 0.0, "max_tokens": 2048}
+
+
+OPTIONS = {"A": "300, 400", "B": "400, 300", "C": "3000, 4000", "D": "4000, 3000",
+           "E": "No correct answer"}
+
+
+@pytest.mark.parametrize("reply, letter", [
+    ("A", "A"), ("Your output: C", "C"), ("(D)", "D"), ("Z", "Z"),
+    ("The correct answer is **B**. Because the answer says so, in a long explanation.", "B"),
+    ("Sorry, I can't help with images of people yet.", "Z"),          # a refusal: no option
+    ("400, 300", "B"),                                                # an option's text
+    ("A or B", None), ("I cannot tell which one.", None), (None, None),
+    ("A is what I would pick here if I had to choose between these options", None),
+])
+def test_reading_the_judges_reply(reply, letter):
+    """VLMEvalKit's can_infer: a lone letter among the last words, Z for none or a refusal, "the
+    answer is X", or the one option whose text a short reply contains; else unreadable
+    (judge_failed here, where VLMEvalKit would ask again and then draw at random)."""
+    assert _judge.infer_option(reply, OPTIONS) == letter
+
+
+def test_what_the_judge_is_asked_about():
+    j = wemath.benchmark.judge
+    assert j.asks(None, False) and not j.asks("B", False) and not j.asks("B", True)
+    assert not j.asks(None, None)          # no verdict at all: no answer to map
+    assert j.cascade_is_default is False and j.rules_grader == "official"
+
+
+def test_judge_values():
+    from mathprobe.tasks.runs import judging
+
+    assert judging.judge_options("openai:m#repeat=2,prompt=x") == {"prompt": "x"}
+    assert judging.repeat_of("openai:m#repeat=3") == 3 and judging.repeat_of("openai:m") == 1
+    assert judging.with_repeat("openai:m", 2) == "openai:m#repeat=2"
+    assert judging.with_repeat("openai:m#prompt=x", 2) == "openai:m#prompt=x,repeat=2"
+    assert judging.backend_spec(judging.with_repeat("openai:m", 2)) == "openai:m"
