@@ -26,7 +26,7 @@ from mathprobe.tasks.benchmarks.cmmath._choice import (all_options, declines, ju
                                                        listed_options, names_letter, words_absent)
 from mathprobe.tasks.benchmarks.cmmath._extract import (BLANK_RE, CONCLUDES_RE, NUMBER_RE,
                                                         RELATION_RE, extract_choice, final_region)
-from mathprobe.tasks.benchmarks.cmmath._mentions import reference_absent
+from mathprobe.tasks.benchmarks.cmmath._mentions import mentioned_numbers, reference_absent
 from mathprobe.tasks.benchmarks.cmmath._options import gold_letters, option_texts
 from mathprobe.tasks.benchmarks.cmmath._parts import (concluded_values, named_values,
                                                       reference_parts, response_parts,
@@ -146,6 +146,9 @@ def _symbolic(v: Value) -> bool:
 
 def _any_same(c: Value, alts: tuple[Value, ...]) -> bool | None:
     """A candidate against a solution's alternative spellings."""
+    if alts and (c.kind == "circled") != all(a.kind == "circled" for a in alts) and (
+            _constant(c) or all(_constant(a) for a in alts)):
+        return False     # statement numbers (①②④) for a number, or a number for statements
     if alts and all(_constant(a) for a in alts):
         if c.bare_number is not None:     # a number was asked for: "500m" is 500 metres
             c = make_value(c.bare_number)
@@ -161,8 +164,11 @@ def _any_same(c: Value, alts: tuple[Value, ...]) -> bool | None:
     return None
 
 
-def grade_free_form(reference: Reference, response: str) -> tuple[str | None, bool | None]:
-    extracted, verdict = _grade_final(reference, response)
+def grade_free_form(reference: Reference, response: str,
+                    whole: bool = True) -> tuple[str | None, bool | None]:
+    """A value answer against its reference; `whole`: the reference is one answer, not parts
+    read as one (whose final statement may answer only the last part)."""
+    extracted, verdict = _grade_final(reference, response, whole)
     if verdict is None and (_by_name(reference, response) or _by_conclusions(reference, response)
                             or _states_text(reference, response)):
         return extracted, True
@@ -236,7 +242,8 @@ def _by_name(reference: Reference, response: str) -> bool:
     return True
 
 
-def _grade_final(reference: Reference, response: str) -> tuple[str | None, bool | None]:
+def _grade_final(reference: Reference, response: str,
+                 whole: bool = True) -> tuple[str | None, bool | None]:
     """The final statement of the response against the reference."""
     region, how = final_region(response)
     if how in ("blank", "no_answer"):
@@ -252,6 +259,9 @@ def _grade_final(reference: Reference, response: str) -> tuple[str | None, bool 
         return strip_wrappers(region)[:200] or None, None
     extracted = "; ".join(c.text for c in cands)[:200]
     blanks = reference.blanks
+    if how in ("boxed", "marker") and not reference.not_unique and _numberless(region) and all(
+            sol and all(_constant(a) for a in sol) for b in blanks for sol in b):
+        return extracted, False              # "答案：射线OP是角AOB的平分线" for a number
     if len(blanks) == 1 and len(blanks[0]) == 1:
         alts = blanks[0][0]
         if len(cands) > 1 and any(_is_collection(a) for a in alts):
@@ -271,11 +281,20 @@ def _grade_final(reference: Reference, response: str) -> tuple[str | None, bool 
             return extracted, True if all(results) else None
         return extracted, _same_sets(cands, sols)
     if len(cands) != sum(len(b) for b in blanks):   # several blanks: one value for each
-        if how in ("boxed", "marker") and _none_of(cands, blanks):
-            return extracted, False          # a marked answer that is none of the values
+        if not reference.not_unique and (how in ("boxed", "marker") or (
+                whole and how == "conclusion" and all(_constant(c) for c in cands))) and \
+                _none_of(cands, blanks):
+            return extracted, False          # a final answer that is none of the values
         return extracted, None
     flat = [s for b in blanks for s in b]
     return extracted, _same_sets(cands, flat)
+
+
+def _numberless(region: str) -> bool:
+    """A marked answer that writes no number in any form (digits, fractions, number words,
+    pi, roots): it cannot state a numeric reference."""
+    text = strip_wrappers(region)
+    return not mentioned_numbers(text) and not re.search(r"\\pi|π|√|\\sqrt|根号", text)
 
 
 def _none_of(cands: list[Value], blanks: tuple) -> bool:
@@ -437,7 +456,7 @@ def grade_rules(item: Item, response: str | None) -> tuple[str | None, bool | No
     if parts is not None:
         extracted, verdict = grade_in_parts(parts, response)
     if verdict is None:
-        extracted, verdict = grade_free_form(reference, response)
+        extracted, verdict = grade_free_form(reference, response, whole=parts is None)
     if verdict is None and reference_absent(reference, response):
         return extracted, False                 # a reference value it never writes
     if verdict is None:

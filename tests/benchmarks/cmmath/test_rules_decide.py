@@ -316,3 +316,42 @@ def test_values_of_a_part_stated_in_turn():
             "所以$$EX=0\\times \\frac{2}{3}+1\\times \\frac{1}{3}=\\frac{1}{3}$$．")
     assert verdict(free(table), said) is True
     assert verdict(free(table), said.replace("\\frac{2}{3}", "\\frac{3}{4}")) is False
+
+
+@pytest.mark.parametrize("gold, response, expected", [
+    ("$$-3$$", "……\n故答案为：①②④．", False),             # statement numbers for a number
+    ("②③④", "……\n所以答案为68．", False),                 # a number for statement numbers
+    ("$$12$$", "……\n答案：射线OP是角AOB的平分线。", False),  # a marked answer with no number
+    ("$$12$$", "……\n答案：十二。", None),                  # a number in words: not wrong
+    ("$$1$$\n$$3$$\n$$-2$$", "……\n∴$$CG=3\\sqrt{2}+3$$．", False),   # concludes none of them
+    ("$$-0.5$$\n$$5$$\n$$8$$", "k=-0.5，b=5……\n∴解析式为$$y=\\frac{8}{x}$$．", None),  # not a number
+])
+def test_final_answers_that_cannot_be_the_reference(gold, response, expected):
+    assert verdict(free(gold), response) is expected
+
+
+def test_judged_records_in_the_authors_format(tmp_path):
+    """The measurement reads responses with the authors' judge's verdicts (their result
+    format) and splits them by problem id like the rest; a bad record names its row."""
+    import json
+
+    from mathprobe.tasks.errors import DataError
+
+    rows = [{"problem_id": "s_1", "question": QUESTION_DEMO, "answer": "C\n",
+             "model_response": "所以最终的答案是C.", "output_correct": "Yes"},
+            {"problem_id": "s_2", "question": "求$$x$$．", "answer": "$$2$$\n",
+             "model_response": "答案: 无法确定。", "output_correct": "No"}]
+    path = tmp_path / "eval_result.json"
+    path.write_text(json.dumps(rows, ensure_ascii=False), encoding="utf-8")
+    cases = _measure.judged_cases(_measure.authors_records(path), "authors")
+    assert [(c.answer_type, c.expected, c.split) for c in cases] == [
+        ("choice", True, _measure.split_of("s_1")), ("free_form", False, _measure.split_of("s_2"))]
+    outcomes = _measure.grade_all(lambda item, text: cmmath.grade("rules", item, text)[1], cases)
+    assert [o.agrees for o in outcomes] == [True, True]
+    rows[1]["output_correct"] = "maybe"
+    path.write_text(json.dumps(rows, ensure_ascii=False), encoding="utf-8")
+    with pytest.raises(DataError, match="row 2.*output_correct"):
+        _measure.authors_records(path)
+
+
+QUESTION_DEMO = "则下列说法正确的是（   ）\nA.$$1$$\nB.$$2$$\nC.$$3$$\nD.$$4$$\n"
