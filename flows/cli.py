@@ -114,8 +114,10 @@ def run(
                                                              help="Seconds per attempt.")] = None,
     triton_url: Annotated[Optional[str], typer.Option("--triton-url", help="HOST:PORT of the "
                                                       "Triton gRPC endpoint (triton: models).")] = None,
-    judge: Annotated[Optional[str], typer.Option("--judge", help="BACKEND:NAME of a judge for "
-                                                 "what the rules leave undecided (CMMaTH).")] = None,
+    judge: Annotated[Optional[str], typer.Option("--judge", help="BACKEND:NAME of a judge (CMMaTH: "
+                                                 "for what the rules leave undecided; WE-MATH: "
+                                                 "VLMEvalKit's judged extractor beside the "
+                                                 "official one). See mathprobe judge.")] = None,
     as_json: Annotated[bool, typer.Option("--json", help="Print the report as JSON.")] = False,
     data_path: DataPath = None,
 ) -> None:

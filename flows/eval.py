@@ -165,7 +165,8 @@ def eval_flow(benchmark: BenchmarkParam, model: str = "baseline:random",
     Re-running the same run id resumes it; `retry_failed` re-drives only failed calls;
     `max_cost` (USD) stops issuing requests once the run has spent that much; `triton_url`
     (HOST:PORT, default $MATHPROBE_TRITON_URL) is where `triton:` models are served; `judge`
-    (BACKEND:NAME) grades what the rules leave undecided, where the benchmark has a judge.
+    (BACKEND:NAME) grades what the benchmark's judge is asked about (CMMaTH: what the rules
+    leave undecided; WE-MATH: what the official regex finds no letter in), cached by content.
 
     Args:
         benchmark: The benchmark, one of those registered (plug-ins included).
@@ -185,7 +186,8 @@ def eval_flow(benchmark: BenchmarkParam, model: str = "baseline:random",
         max_tokens: Most new tokens per answer (empty: the paper's).
         request_timeout: Seconds per attempt of a request.
         triton_url: HOST:PORT of the Triton gRPC endpoint, for triton: models.
-        judge: BACKEND:NAME of a judge for what the rules leave undecided (CMMaTH).
+        judge: BACKEND:NAME of a judge (CMMaTH: for what the rules leave undecided; WE-MATH:
+            VLMEvalKit's judged extractor, beside the official grader).
         data_path: Where a new DuckLake store keeps its Parquet files (a folder or an object
             store URL).
         html_report: Write the run's HTML report to this file; 'auto': beside the store's
