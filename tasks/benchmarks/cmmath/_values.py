@@ -281,6 +281,10 @@ def word_name(name: str) -> bool:
 STATED_RE = re.compile(r"(?:约等于|等于|约为|应为|为|是|[:：=＝≈])")
 
 
+# "$$a=0.035,b=0.025$$": several values given to names inside one formula are blanks of their own
+_ASSIGN = r"\s*[a-zA-Z]\s*=\s*-?[\d.]+\s*"
+ASSIGNMENTS_RE = re.compile(r"\$\$(" + _ASSIGN + r"(?:," + _ASSIGN + r")+)\$?\$?")
+
 NAMED_NUMBER_RE = re.compile(r"[\u3400-\u9fff]+\s*(?=\$*\s*-?\d)")
 
 
@@ -323,6 +327,8 @@ def parse_reference(gold: str) -> Reference | None:
         return None
     not_unique = bool(NOT_UNIQUE_RE.search(text))
     text = NOT_UNIQUE_RE.sub("", text)
+    text = ASSIGNMENTS_RE.sub(lambda m: "$$，$$".join(m.group(1).split(",")).join(("$$", "$$")),
+                              text)
     blanks, names = [], []
     for value in (PART_LABEL_RE.sub("", v) for line in text.split("\n")
                   for v in split_outside(line, "，,；;")):
