@@ -9,7 +9,6 @@ from typing import Annotated, Any, Optional
 
 import typer
 from rich.console import Console
-from rich.table import Table
 from rich.text import Text
 
 from mathprobe.flows.cli_common import DataDir, Db, err
