@@ -249,6 +249,14 @@ def test_mathprobe_judge_rejudges_a_stored_run(api, data_dir, db):
     (pair,) = body["repeats"]
     assert pair["grader_b"] == f"judge:{JUDGE}#repeat=2" and pair["n_both"] == undecided
     assert pair["agreement"] == 1.0                # this fake judge is deterministic
+    served = api.served                            # judge-audit --repeat: both askings stored
+    audited = CliRunner().invoke(app, ["judge-audit", "--db", str(db), "--data-dir", str(data_dir),
+                                       "--run", "cm", "--judge", JUDGE, "--repeat", "2", "--json"])
+    assert audited.exit_code == 0, audited.output
+    assert api.served == served
+    (same,) = json.loads(audited.stdout)
+    assert (same["grader_b"], same["kappa"], same["disagreements"]) == (
+        f"judge:{JUDGE}#repeat=2", pair["kappa"], [])
     # the judge audit of two graders of the run: the answers they disagree on, listed
     audit = CliRunner().invoke(app, ["judge-audit", "--db", str(db), "--run", "cm", "--graders",
                                      f"rules,cascade:{other}", "--json"])
