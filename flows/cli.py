@@ -19,7 +19,8 @@ import typer
 from rich.console import Console
 from rich.text import Text
 
-from mathprobe.flows import deploy_cli, export_cli, probes_cli, results_cli, server, triton_cli
+from mathprobe.flows import (deploy_cli, export_cli, judge_audit_cli, judge_cli, probes_cli,
+                            results_cli, server, triton_cli)
 from mathprobe.flows.cli_common import (DEBUG, MODELS_HELP, SETTINGS_HELP, Benchmark, DataDir,
                                         DataPath, Db, RunId, emit, err, existing, importing,
                                         invocation, load_flow, open_existing, progress_bar)
@@ -138,8 +139,10 @@ def run(
                                                              help="Seconds per attempt.")] = None,
     triton_url: Annotated[Optional[str], typer.Option("--triton-url", help="HOST:PORT of the "
                                                       "Triton gRPC endpoint (triton: models).")] = None,
-    judge: Annotated[Optional[str], typer.Option("--judge", help="BACKEND:NAME of a judge for "
-                                                 "what the rules leave undecided (CMMaTH).")] = None,
+    judge: Annotated[Optional[str], typer.Option("--judge", help="BACKEND:NAME of a judge (CMMaTH: "
+                                                 "for what the rules leave undecided; WE-MATH: "
+                                                 "VLMEvalKit's judged extractor beside the "
+                                                 "official one). See mathprobe judge.")] = None,
     as_json: Annotated[bool, typer.Option("--json", help="Print the report as JSON.")] = False,
     data_path: DataPath = None,
 ) -> None:
@@ -284,7 +287,8 @@ app.command("card")(export_cli.card)
 app.command("export")(export_cli.export)
 app.command("contamination")(probes_cli.contamination)
 app.command("classify")(probes_cli.classify)
-app.command("judge-audit")(probes_cli.judge_audit)
+app.command("judge")(judge_cli.judge)
+app.command("judge-audit")(judge_audit_cli.judge_audit)
 
 store_app = typer.Typer(help="Stores: move runs between a DuckDB file and a DuckLake.",
                         no_args_is_help=True)

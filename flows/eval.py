@@ -134,27 +134,22 @@ def grade_task(cfg: RunConfig) -> dict[str, int]:
 
 @task(name="judge", cache_policy=NO_CACHE)
 def judge_task(cfg: RunConfig, judge: str, retry_failed: bool, in_flight: int) -> dict[str, Any]:
-    """Ask `judge` about the answers the rules left undecided; write judge and cascade verdicts."""
+    """Ask `judge` about the answers its benchmark's judge asks about (those the rules left
+    undecided, by default; the content cache answers what was asked before); write judge and
+    cascade verdicts."""
     bench = registry.get(cfg.benchmark)
     store = open_store(cfg.db)
     items = bench.load(resolve_data_dir(cfg.data_dir)).by_id()
-    jrun, requests = judging.prepare(store, bench, items, cfg.run_id, judge, retry_failed)
-    counts = send(
-        store, jrun, judging.backend_spec(judge),
-        lambda: judging.VerdictChecked(get_backend(judging.backend_spec(judge),
-                                                   timeout_s=cfg.request_timeout,
-                                                   triton_url=cfg.triton_url),
-                                       judging.judge_of(bench, judge).parse),
-        requests, in_flight=in_flight)
-    if store.write_failure():                  # the flow says it (check_writes)
+    result = judging.judge_run(store, bench, items, cfg.run_id, judge, retry_failed=retry_failed,
+                               concurrency=in_flight, timeout_s=cfg.request_timeout,
+                               triton_url=cfg.triton_url)
+    if result.get("write_failed"):              # the flow says it (check_writes)
         return {}
-    result = judging.write_verdicts(store, bench, cfg.run_id, judge)
-    store.finish_run(jrun, "completed" if not (result["judge_failed"] or result["infra_failed"])
-                     else "incomplete")
-    get_run_logger().info("judge %s: %d asked (%s); %d verdicts, %d judge_failed, %d failed calls",
-                          judge, len(requests),
-                          ", ".join(f"{v} {k}" for k, v in sorted(counts.items())) or "none",
-                          result["judged"], result["judge_failed"], result["infra_failed"])
+    get_run_logger().info(
+        "judge %s: %d asked about, %d answered from the cache, %d sent (%s); %d verdicts, "
+        "%d judge_failed, %d failed calls", judge, result["asked_about"], result["cached_now"],
+        result["asked"], ", ".join(f"{v} {k}" for k, v in sorted(result["counts"].items()))
+        or "none", result["judged"], result["judge_failed"], result["infra_failed"])
     return result
 
 
@@ -177,7 +172,8 @@ def eval_flow(benchmark: BenchmarkParam, model: str = "baseline:random",
     Re-running the same run id resumes it; `retry_failed` re-drives only failed calls;
     `max_cost` (USD) stops issuing requests once the run has spent that much; `triton_url`
     (HOST:PORT, default $MATHPROBE_TRITON_URL) is where `triton:` models are served; `judge`
-    (BACKEND:NAME) grades what the rules leave undecided, where the benchmark has a judge.
+    (BACKEND:NAME) grades what the benchmark's judge is asked about (CMMaTH: what the rules
+    leave undecided; WE-MATH: what the official regex finds no letter in), cached by content.
 
     Args:
         benchmark: The benchmark, one of those registered (plug-ins included).
@@ -197,7 +193,8 @@ def eval_flow(benchmark: BenchmarkParam, model: str = "baseline:random",
         max_tokens: Most new tokens per answer (empty: the paper's).
         request_timeout: Seconds per attempt of a request.
         triton_url: HOST:PORT of the Triton gRPC endpoint, for triton: models.
-        judge: BACKEND:NAME of a judge for what the rules leave undecided (CMMaTH).
+        judge: BACKEND:NAME of a judge (CMMaTH: for what the rules leave undecided; WE-MATH:
+            VLMEvalKit's judged extractor, beside the official grader).
         data_path: Where a new DuckLake store keeps its Parquet files (a folder or an object
             store URL).
         html_report: Write the run's HTML report to this file; 'auto': beside the store's

@@ -132,22 +132,43 @@ class FunctionReport:
 
 
 class Judge(ABC):
-    """A model as judge for the answers a rule grader leaves undecided.
+    """A model as judge for answers a rule grader cannot settle alone.
 
-    The core runs the judge's calls as a run of their own (`<run>@judge:<judge>`), cached and
-    resumable, and writes two graders on the judged run: `judge:<judge>` and `cascade:<judge>`
-    (the rules where they decided, else the judge).
+    The core runs the judge's calls as a run of their own (`<run>@judge:<judge>`), cached by
+    content and resumable, and writes two graders on the judged run: `judge:<judge>` (the
+    judge's verdicts on the answers it was asked about) and `cascade:<judge>` (the rule grader
+    where the judge was not asked, else the judge). By default the judge is asked about the
+    answers the rule grader left undecided (`asks`) and replies with a verdict (`parse`); a
+    judge that maps a response to an answer instead (e.g. an option letter) overrides `asks`
+    and `read`.
     """
-    rules_grader: ClassVar[str]                    # whose undecided answers the judge decides
+    rules_grader: ClassVar[str]                    # whose answers the judge follows
     params: ClassVar[Mapping[str, Any]]            # generation params of the judge's calls
+    # whether a judged run is reported under the cascade by default (False: the rule grader
+    # stays the default, e.g. where the rules are the benchmark's official figures)
+    cascade_is_default: ClassVar[bool] = True
 
     @abstractmethod
-    def prompt(self, item: Item, response: str | None) -> tuple[str, str]:
-        """(system prompt, user prompt) asking the judge whether `response` answers `item`."""
+    def prompt(self, item: Item, response: str | None) -> tuple[str | None, str]:
+        """(system prompt or None, user prompt) asking the judge about `response` to `item`."""
 
     @abstractmethod
-    def parse(self, text: str | None) -> bool | None:
-        """The judge's verdict in its reply; None when it gave none (stored `judge_failed`)."""
+    def parse(self, text: str | None) -> Any:
+        """What the judge's reply says (by default its verdict: True, False); None when it gave
+        nothing readable (stored `judge_failed`)."""
+
+    def asks(self, extracted: str | None, correct: bool | None) -> bool:
+        """Whether the judge is asked about an answer the rule grader graded so (no verdict:
+        both None). Default: where the rules left it undecided."""
+        return correct is None
+
+    def read(self, item: Item, text: str | None) -> Grade | None:
+        """(extracted, correct) of the judge's reply about an answer to `item`; None when the
+        reply gives no verdict (judge_failed). Default: `parse`'s verdict, as 'Yes' / 'No'."""
+        verdict = self.parse(text)
+        if verdict is None:
+            return None
+        return ("Yes" if verdict else "No"), bool(verdict)
 
     def configured(self, options: Mapping[str, str]) -> Judge:
         """This judge with the options a user wrote after '#' in `--judge BACKEND:NAME#k=v,...`

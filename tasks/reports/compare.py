@@ -23,10 +23,11 @@ from mathprobe.tasks.contract import Benchmark, Plot, Section, Stat, Table
 from mathprobe.tasks.errors import MathprobeError
 from mathprobe.tasks.reports import card as run_card
 from mathprobe.tasks.reports import stats, units
+from mathprobe.tasks.reports.graders import GraderFigure, compare_graders
 from mathprobe.tasks.reports.summary import default_graders, find_run
+from mathprobe.tasks.runs.judging import JUDGE_RUN_MARK
 from mathprobe.tasks.store import Store
 
-JUDGE_RUN_MARK = "@judge:"      # the judge's own calls are a run named <run>@judge:<judge>
 
 
 @dataclass
@@ -69,6 +70,8 @@ class BenchComparison:
     sections: list[Section] = field(default_factory=list)
     glossary: list[tuple[str, str]] = field(default_factory=list)
     plots: list[Plot] = field(default_factory=list)
+    graders: list[GraderFigure] = field(default_factory=list)  # runs with several graders
+    headline: Stat | None = None                                 # the figure graders are shown by
 
     @property
     def baseline(self) -> str | None:
@@ -122,8 +125,7 @@ def compare(store: Store, run_ids: Sequence[str] = (), *, benchmark: str | None 
     by_bench: dict[str, list[dict[str, Any]]] = {}
     for r in runs:
         by_bench.setdefault(r["benchmark"], []).append(r)
-    chosen = default_graders(store, {r["run_id"]: registry.get(r["benchmark"]).graders
-                                     for r in runs})
+    chosen = default_graders(store, {r["run_id"]: registry.get(r["benchmark"]) for r in runs})
     out = []
     for name, bench_runs in by_bench.items():
         bench = registry.get(name)
@@ -200,10 +202,23 @@ def compare_benchmark(store: Store, bench: Benchmark, runs: list[dict[str, Any]]
                                                    resamples, seed)
     result.sections = spec.sections(store, runs)
     result.glossary = spec.glossary(store)
+    result.headline = headline_stat(spec, tables)
+    result.graders = compare_graders(store, bench, runs, result.headline, resamples, seed)
     shown = {r["run_id"]: {k: e.as_dict() for k, e in f.items()} for r in runs
              for f in [result.figures[r["run_id"]]]}
     result.plots = spec.plots(store, shown, runs)
     return result
+
+
+def headline_stat(spec, tables: Sequence[Table]) -> Stat | None:
+    """The comparison's headline figure: the one it names, else the first of its first table."""
+    shown = [s for t in tables for s in t.stats]
+    if spec.headline is not None:
+        named = next((s for s in shown if s.key == spec.headline[0]), None)
+        if named is not None:
+            return named
+    first = next((t for t in tables if not t.detail and t.stats), None)
+    return first.stats[0] if first is not None else None
 
 
 def _f(x: float) -> float | None:

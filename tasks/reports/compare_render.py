@@ -41,6 +41,10 @@ def to_json(result: ComparisonResult) -> dict[str, Any]:
         out["differences"] += [{"benchmark": b.benchmark, **d.as_dict()} for d in b.differences]
         out["sections"] += [{"benchmark": b.benchmark, "title": s.title, "columns": s.columns,
                              "rows": s.rows, "note": s.note} for s in b.sections]
+        out.setdefault("graders", [])
+        out["graders"] += [{"benchmark": b.benchmark,
+                            "figure_key": b.headline.key if b.headline else None, **g.as_dict()}
+                           for g in b.graders]
     return out
 
 
@@ -50,12 +54,13 @@ COLUMNS = {"kind": "VARCHAR", "benchmark": "VARCHAR", "table": "VARCHAR", "figur
            "grader": "VARCHAR", "value": "DOUBLE", "ci_low": "DOUBLE", "ci_high": "DOUBLE",
            "n": "BIGINT", "count": "DOUBLE", "baseline": "VARCHAR", "test": "VARCHAR",
            "p_value": "DOUBLE", "significant": "BOOLEAN", "only_baseline": "BIGINT",
-           "only_run": "BIGINT"}
+           "only_run": "BIGINT", "agreement": "DOUBLE", "kappa": "DOUBLE"}
 
 
 def write_csv(result: ComparisonResult, path: Path) -> int:
-    """One row per run and figure (kind 'figure'), then per difference (kind 'difference');
-    the number of rows written."""
+    """One row per run and figure (kind 'figure'), then per difference (kind 'difference'),
+    then per grader of a run with several (kind 'grader': its headline figure, and its
+    agreement and kappa with the run's reported grader); the number of rows written."""
     rows = long_rows(result)
     path = Path(path)
     path.parent.mkdir(parents=True, exist_ok=True)
@@ -112,6 +117,13 @@ def long_rows(result: ComparisonResult) -> list[dict[str, Any]]:
                          "ci_low": d.ci_low, "ci_high": d.ci_high, "n": d.n, "test": d.test,
                          "p_value": d.p_value, "significant": d.significant,
                          "only_baseline": d.only_a, "only_run": d.only_b})
+        for g in b.graders:      # each grader of a run with several, beside the reported one
+            a = g.agreement or {}
+            rows.append({"kind": "grader", "benchmark": b.benchmark,
+                         "figure": b.headline.key if b.headline else None,
+                         "label": b.headline.label if b.headline else None, "run_id": g.run_id,
+                         "grader": g.grader, **(g.figure.as_dict() if g.figure else {}),
+                         "agreement": a.get("agreement"), "kappa": a.get("kappa")})
     return rows
 
 
@@ -226,6 +238,29 @@ def _difference_table(b, keys, stats_, by, n, of) -> RichTable:
     return table
 
 
+def _graders_table(b: BenchComparison) -> RichTable:
+    """Each run's graders side by side: the headline figure under each, and each one's
+    agreement with the grader the run is reported under (kappa; the answers where one says
+    right and the other wrong)."""
+    stat = b.headline
+    table = _table(f"{b.title}: graders side by side (the same answers of each run)",
+                   "agreement and kappa over the answers both graders decided, against the "
+                   "run's reported grader (*); right/wrong: answers it calls right that the "
+                   "reported grader calls wrong, and the other way round; the answers themselves: "
+                   "mathprobe judge-audit --run RUN --graders A,B")
+    for col in ("run", "grader", stat.label if stat else "figure", "decided", "agreement",
+                "kappa", "right/wrong"):
+        table.add_column(col, justify="left" if col in ("run", "grader") else "right")
+    for g in b.graders:
+        a = g.agreement
+        cell = _cell(g.figure, stat) if g.figure is not None and stat is not None else Text("-")
+        table.add_row(g.run_id, g.grader + (" *" if g.reported else ""), cell, str(g.n_graded),
+                      "" if a is None else f"{a['agreement']:.1%} of {a['n_both']}",
+                      "" if a is None or a["kappa"] is None else f"{a['kappa']:.3f}",
+                      "" if a is None else f"{a['only_b_right']} / {a['only_a_right']}")
+    return table
+
+
 def render(result: ComparisonResult, width: int = 120) -> Group:
     parts: list[Any] = []
     for b in result.benchmarks:
@@ -242,6 +277,8 @@ def render(result: ComparisonResult, width: int = 120) -> Group:
             else:
                 parts += _run_tables(b, t, width)
         parts += _differences(b, width)
+        if b.graders:
+            parts.append(_graders_table(b))
         for s in b.sections:
             table = _table(s.title, s.note or None)
             for k, c in enumerate(s.columns):

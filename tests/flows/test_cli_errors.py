@@ -88,7 +88,10 @@ def test_bad_input_is_one_error_line_before_prefect(tmp_path, data_dir, bad_data
         "--request-timeout 0.0: must be above 0": ok_run + ["--request-timeout", "0"],
         "--run-id '': empty": run + ["--run-id", ""],
         "--setting 'cot': wemath has plain, kca": ok_run + ["--setting", "cot"],
-        "--judge: wemath is graded by rules only": ok_run + ["--judge", "baseline:random"],
+        "--judge: this benchmark's judge takes no options (got prompt)":
+            ok_run + ["--judge", "openai:x#prompt=gradegpt"],
+        "--judge 'openai:x#repeat=0': repeat='0'; give a whole number >= 1":
+            ok_run + ["--judge", "openai:x#repeat=0"],
         f"data directory {tmp_path / 'nowhere'} (from --data-dir) does not exist":
             run[:-1] + [str(tmp_path / "nowhere"), "--run-id", "r"],
         "knowledge_structure_nodes.json: file not found (is --data-dir / MATHPROBE_DATA_DIR "

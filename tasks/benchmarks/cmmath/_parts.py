@@ -101,15 +101,21 @@ def value_named(stated: list[tuple[str, str]], name: str) -> str | None:
     return None
 
 
-def concluded_values(response: str) -> list[str]:
-    """The value each concluding statement ("所以AC=3√13", "∴x=2") states, in order."""
+def concluded_values(response: str, concluding: bool = True) -> list[str]:
+    """The value each concluding statement ("所以AC=3√13", "∴x=2") states, in order; with
+    `concluding` False, the value of every statement ("平均数为54")."""
     out = []
     for clause in split_outside(clean_text(response), "，,；;。．\n"):
         bare = clause.replace("$", " ")
-        if not CONCLUDES_RE.match(bare):
+        if concluding and not CONCLUDES_RE.match(bare):
             continue
         rels = [m for m in _WORD_VALUE_RE.finditer(bare) if at_depth0(bare, m.start())]
         value = strip_wrappers(bare[rels[-1].end():]) if rels else ""
         if value:
             out.append(value)
     return out
+
+
+def stated_values(response: str) -> list[str]:
+    """The value every statement of the response states (after its last relation word)."""
+    return concluded_values(response, concluding=False)

@@ -110,6 +110,7 @@ def _normalise_value(raw: str) -> tuple[str, bool]:
             s = s[:m.start()].strip()
         if s == before:
             break
+    s = _magnitude(s)
     s = s.replace("{+}", "+").replace("{-}", "-").replace("{}", "").replace("﹣", "-")
     s = re.sub(r"根号\s*(\d+(?:\.\d+)?|\{[^{}]*\})", lambda m: "\\sqrt{" + m.group(1).strip("{}") + "}", s)
     s = s.replace("π", "\\pi ").replace("×", "\\times ").replace("÷", "/").replace("·", "\\cdot ")
@@ -122,6 +123,22 @@ def _normalise_value(raw: str) -> tuple[str, bool]:
     while s.startswith("{") and s.endswith("}") and "," not in s and _balanced(s[1:-1]):
         s = s[1:-1].strip()           # "{{58}}": grouping braces, not a set
     return s, degrees
+
+
+MAGNITUDES = {"万亿": 12, "亿": 8, "万": 4}
+MAGNITUDE_RE = re.compile(r"(-?\d+(?:\.\d+)?)\s*(万亿|亿|万)")
+
+
+def _magnitude(s: str) -> str:
+    """"3.6万" -> "36000", "148万亿" -> "148000000000000": a number with a Chinese order of
+    magnitude, written out (on both sides of a comparison alike)."""
+    m = MAGNITUDE_RE.fullmatch(s)
+    if m is None:
+        return s
+    from decimal import Decimal
+
+    value = Decimal(m.group(1)).scaleb(MAGNITUDES[m.group(2)])
+    return format(value.normalize(), "f")
 
 
 def _balanced(s: str) -> bool:
@@ -264,6 +281,13 @@ def word_name(name: str) -> bool:
 STATED_RE = re.compile(r"(?:约等于|等于|约为|应为|为|是|[:：=＝≈])")
 
 
+# "$$a=0.035,b=0.025$$": several values given to names inside one formula are blanks of their own
+_ASSIGN = r"\s*[a-zA-Z]\s*=\s*-?[\d.]+\s*"
+ASSIGNMENTS_RE = re.compile(r"\$\$(" + _ASSIGN + r"(?:," + _ASSIGN + r")+)\$?\$?")
+
+NAMED_NUMBER_RE = re.compile(r"[\u3400-\u9fff]+\s*(?=\$*\s*-?\d)")
+
+
 def _reference_value(raw: str) -> Value:
     """A reference blank; one written as a sentence that states its value ("选中的2人都来自高二的
     概率为0.3", "中位数：70.17") is that value (the text after its last relation word, when that
@@ -272,7 +296,11 @@ def _reference_value(raw: str) -> Value:
     if value.kind != "text":
         return value
     hits = [m for m in STATED_RE.finditer(raw) if at_depth0(raw, m.start())]
-    if not hits or not CJK_RE.search(raw[:hits[-1].start()]):
+    if not hits:
+        named = NAMED_NUMBER_RE.match(raw.strip())      # "平均数15.70": words, then the value
+        stated = make_value(raw.strip()[named.end():]) if named else value
+        return stated if stated.kind == "math" and stated.parsed else value
+    if not CJK_RE.search(raw[:hits[-1].start()]):
         return value
     stated = make_value(raw[hits[-1].end():])
     return stated if stated.kind == "math" and stated.parsed else value
@@ -299,6 +327,8 @@ def parse_reference(gold: str) -> Reference | None:
         return None
     not_unique = bool(NOT_UNIQUE_RE.search(text))
     text = NOT_UNIQUE_RE.sub("", text)
+    text = ASSIGNMENTS_RE.sub(lambda m: "$$，$$".join(m.group(1).split(",")).join(("$$", "$$")),
+                              text)
     blanks, names = [], []
     for value in (PART_LABEL_RE.sub("", v) for line in text.split("\n")
                   for v in split_outside(line, "，,；;")):

@@ -3,7 +3,8 @@ sub-problems, scored by the four-dimensional metric (IK / IG / CM / RM) under th
 loose rules, step accuracy and the 12 knowledge categories.
 
 Data and validation in `_data`, prompts in `_prompts`, the authors' answer extraction in
-`_grader`, their result format in `_results`, the paper's tables in `_report`, what compare and
+`_grader`, VLMEvalKit's judged extractor for what it cannot read in `_judge`, their result
+format in `_results`, the paper's tables in `_report`, what compare and
 the HTML report show in `_compare`; the metrics are the SQL views of `sql/wemath/`.
 """
 from __future__ import annotations
@@ -14,6 +15,7 @@ from mathprobe.tasks.benchmarks.wemath._data import (NAME, STRATA, Dataset, Wema
                                                      load, option_letters, reference_tables,
                                                      sample_unit, strata)
 from mathprobe.tasks.benchmarks.wemath._grader import GRADERS, extract_official, grade
+from mathprobe.tasks.benchmarks.wemath._judge import WemathJudge
 from mathprobe.tasks.benchmarks.wemath._prompts import DEFAULT_SETTING, SETTINGS, build_prompt
 from mathprobe.tasks.benchmarks.wemath._compare import WeMathComparison
 from mathprobe.tasks.benchmarks.wemath._report import build as build_report
@@ -41,6 +43,7 @@ class WeMath(Benchmark):
                  "FROM wemath_four_dimensional WHERE run_id = '{run_id}'"}
     report = FunctionReport(build_report, render, figures)
     comparison = WeMathComparison()
+    judge = WemathJudge()          # VLMEvalKit's judged extractor, beside the official one
 
     strata_names = STRATA
 
@@ -73,4 +76,4 @@ select = benchmark.select            # the --limit subset (a seeded stratified s
 
 __all__ = ["DEFAULT_PARAMS", "Dataset", "DEFAULT_SETTING", "GRADERS", "NAME", "SETTINGS", "WeMath",
            "benchmark", "build_prompt", "extract_official", "grade", "item_id", "load",
-           "option_letters", "read_official_results", "select", "WemathItem"]
+           "option_letters", "read_official_results", "select", "WemathItem", "WemathJudge"]

@@ -1,0 +1,153 @@
+"""How a CMMaTH choice response names its answer when no single marked letter does: several
+options listed one per line after the final marker ("所以最终的答案为:\\nA.…\\nB.…"), options
+judged one by one ("故A正确；…故D错误"), a claim about all options at once ("所有选项均正确"),
+an answer that declines to pick ("无法确定", "可能需要更多信息"), and whether a response names
+an option at all (by its letter, or by its content).
+
+The authors' judge prompt (`_judge_authors`) says: "if the model response does not specify a
+particular option, and its correctness cannot be determined, the answer consistency should be:
+No" — so a response that declines, or that never names the right option in any way, is wrong.
+"""
+from __future__ import annotations
+
+import re
+
+from mathprobe.tasks.benchmarks.cmmath._extract import CHOICE_MARKER_RE
+from mathprobe.tasks.benchmarks.cmmath._text import ZERO_WIDTH_RE, clean_text
+
+POSITIVE_QUESTION_RE = re.compile(r"正确的(?:是|有|为)|说法正确|叙述正确|结论正确|成立的(?:是|有)")
+NEGATIVE_QUESTION_RE = re.compile(r"不正确|错误|不成立|不合理|一定不|个数|几个")
+COUNTING_QUESTION_RE = re.compile(r"个数|几个|多少个")
+# "A正确", "选项B错误", "C项说法不正确" (not "A是正确的": that may call A the right choice)
+OPTION_JUDGED_RE = re.compile(r"(?:选项)?([A-H])\s*(?:项|选项)?\s*(?:说法|叙述|结论)?\s*(不正确|正确|错误)")
+
+# "all options are true / false" said of the options at once
+ALL_OPTIONS_RE = re.compile(
+    r"(?:所有|全部|四个|每个|各个)(?:的)?选项(?:都|均|全)?(?:是|为)?\s*(不正确|正确|错误|成立|不成立)")
+
+# declining to pick an option (said near the end of the response)
+DECLINE_RE = re.compile(
+    r"无法(?:直接)?(?:确定|判断|得出|给出|选择|作答|回答|判定)|不能确定|难以确定|"
+    r"(?:没有|无|不存在)(?:一个|任何)?(?:正确|符合(?:题意|条件|要求)?)的?(?:选项|答案)|"
+    r"(?:没有|无)(?:一个|任何)?选项(?:是|为)?(?:正确|符合)|"
+    r"(?:不在|没有在|不在于)(?:给出的|所给的|给定的)?选项(?:中|里|之中)|"
+    r"选项(?:中|里)(?:没有|不包含|并没有|并不包含)|"
+    r"(?:需要|缺少|缺乏|没有)(?:更多|足够)的?(?:信息|数据)|信息不足|"
+    r"题目(?:本身)?(?:可能)?(?:存在|有)(?:问题|错误|误)|题目有误|选项有误|"
+    r"cannot\s+be\s+determined|none\s+of\s+the\s+(?:options|choices)", re.IGNORECASE)
+
+_OPTION_LINE_RE = re.compile(r"\s*[$*]*\s*[(（]?\s*([A-H])\s*[)）]?\s*[.．、:：]")
+
+
+def _plain(response: str) -> str:
+    return re.sub(r"[${}*]", "", ZERO_WIDTH_RE.sub("", clean_text(response)))
+
+
+def _tail_lines(response: str, n: int = 3) -> list[str]:
+    return [ln for ln in _plain(response).split("\n") if ln.strip()][-n:]
+
+
+def listed_options(response: str, allowed: set[str]) -> frozenset[str] | None:
+    """Options listed one per line right after the final answer marker ("所以最终的答案为:\\n
+    A.…\\nB.…", at least two), or None."""
+    text = _plain(response)
+    marks = list(CHOICE_MARKER_RE.finditer(text))
+    if not marks:
+        return None
+    rest = text[marks[-1].end():].lstrip(" \t:：是为")
+    if not rest.startswith("\n"):
+        return None
+    letters: list[str] = []
+    for line in rest.split("\n"):
+        if not line.strip():
+            continue
+        m = _OPTION_LINE_RE.match(line)
+        if m is None or m.group(1) not in allowed:
+            break
+        letters.append(m.group(1))
+    return frozenset(letters) if len(letters) >= 2 else None
+
+
+def _negative(question: str) -> bool:
+    return bool(NEGATIVE_QUESTION_RE.search(question)) and \
+        not POSITIVE_QUESTION_RE.search(question.replace("不正确", ""))
+
+
+def judged_options(question: str, response: str, choices: tuple[str, ...]) -> frozenset[str] | None:
+    """A response that judges every option ("故A正确；…故B错误") without naming its choice: in a
+    question asking for the correct ones it has chosen those it calls correct. In one asking for
+    the wrong one ("下列说法错误的是") "D正确" may mean "statement D is true" or "D is the right
+    choice": only an option judged unlike all the others (one of them) is chosen, which both
+    readings agree on. Not in a question that counts the true statements ("正确的个数是")."""
+    if not choices or COUNTING_QUESTION_RE.search(question):
+        return None
+    positive = bool(POSITIVE_QUESTION_RE.search(question)) and not NEGATIVE_QUESTION_RE.search(question)
+    negative = _negative(question)
+    if positive == negative:
+        return None
+    judged: dict[str, bool] = {}
+    for m in OPTION_JUDGED_RE.finditer(_plain(response)):
+        if m.group(1) in choices:
+            judged[m.group(1)] = m.group(2) == "正确"
+    if set(judged) != set(choices):
+        return None
+    if positive:
+        return frozenset(k for k, v in judged.items() if v) or None
+    odd = [k for k, v in judged.items() if list(judged.values()).count(v) == 1]
+    return frozenset(odd) if len(odd) == 1 and len(judged) > 2 else None
+
+
+def all_options(question: str, response: str, choices: tuple[str, ...]) -> frozenset[str] | None:
+    """The options chosen by a claim about all of them in the response's last lines: "all are
+    true" chooses them all in a question asking for the true ones, "all are false" in one asking
+    for the false ones; the empty set when the claim picks none (e.g. "all are true" asked
+    for the false one); None without such a claim."""
+    if not choices or COUNTING_QUESTION_RE.search(question):
+        return None
+    claims = [m.group(1) for ln in _tail_lines(response) for m in ALL_OPTIONS_RE.finditer(ln)]
+    if not claims:
+        return None
+    true = claims[-1] in ("正确", "成立")
+    return frozenset(choices) if true != _negative(question) else frozenset()
+
+
+def declines(response: str) -> bool:
+    """The response's last lines decline to pick an option ("答案: 无法确定", "没有一个选项是
+    正确的", "可能需要更多信息")."""
+    return any(DECLINE_RE.search(ln) for ln in _tail_lines(response))
+
+
+def _letter_patterns(letter: str) -> re.Pattern:
+    a = rf"(?<![A-Za-z]){letter}(?![A-Za-z])"
+    return re.compile(rf"选项\s*{a}|{a}\s*(?:选项|项)|选\s*{a}|[(（]\s*{letter}\s*[)）]|"
+                      rf"(?:^|\n)\s*{letter}\s*(?:[.．、:：]|$)|{a}\s*[.．、:：]|"
+                      rf"{a}\s*(?:是|也是)?\s*(?:正确|错误|不正确|对|错|成立|不成立)|"
+                      rf"(?:是|为)\s*{a}\s*(?:[。．.，,;；)）]|$)|"
+                      rf"答案\S{{0,4}}{a}|answer\S{{0,8}}{a}|option\s*{a}", re.IGNORECASE | re.MULTILINE)
+
+
+def names_letter(response: str, letter: str) -> bool:
+    """Whether the response mentions option `letter` as an option anywhere (选项B, B项, 选B,
+    (B), "B." / "B:" at a line start or after a word, B正确, 答案是B, 应该是B。), or writes the
+    letter on its own in its last two lines; a point named B elsewhere ("点B", "AB") does not
+    count."""
+    if _letter_patterns(letter).search(_plain(response)):
+        return True
+    return any(re.search(rf"(?<![A-Za-z\\]){letter}(?![A-Za-z])", ln)
+               for ln in _tail_lines(response, 2))
+
+
+def _bigrams(text: str) -> set[str]:
+    cjk = re.findall(r"[\u3400-\u9fff]+", text)
+    return {w[i:i + 2] for w in cjk for i in range(len(w) - 1)}
+
+
+def words_absent(option: str, response: str) -> bool | None:
+    """For an option stated in words (at least four Chinese characters): True when the response
+    shares less than a third of its character pairs (it never states that option, even in
+    other words), False when it shares more; None for an option too short to tell."""
+    wanted = _bigrams(re.sub(r"\$[^$]*\$", " ", option))
+    if len(wanted) < 3:
+        return None
+    shared = len(wanted & _bigrams(response)) / len(wanted)
+    return shared < 1 / 3
