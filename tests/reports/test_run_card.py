@@ -159,7 +159,8 @@ def test_a_judge_is_recorded_with_its_prompts_hash(tmp_path):
     try:
         import_official(store, cmmath.benchmark, root, path, "r")
         items = cmmath.load(root).by_id()
-        _, requests = judging.prepare(store, cmmath.benchmark, items, "r", "openai:judge-x", False)
+        requests = judging.prepare(store, cmmath.benchmark, items, "r", "openai:judge-x",
+                                   False).requests
         entry = store.card_facts("r")["judges"]["openai:judge-x"]
         assert entry["prompts"] == len(requests) > 0
         h = hashlib.sha256()

@@ -176,6 +176,13 @@ def test_vlmevalkit_judged_file_adds_its_judge_as_a_grader(reference, data_dir, 
     assert rep["grader"] == "vlmevalkit_judge"
     assert rep["four_dimensional"]["strict"]["cm"] == want["cm_strict"]
     assert Store(db).card_facts("vkj")["import"]["source"]["judge"] == "gpt4o-mini"
+    # `compare` shows both graders side by side: VLMEvalKit's judge against the official
+    # extraction, agreeing on every answer but the flipped ones
+    shown = {g["grader"]: g for g in json.loads(invoke(
+        "compare", "--db", str(db), "vkj", "--json").stdout)["graders"]}
+    assert shown["official"]["reported"] and not shown["vlmevalkit_judge"]["reported"]
+    agree = shown["vlmevalkit_judge"]["agreement"]
+    assert agree["n_both"] == len(rows) and agree["agreement"] == 1 - len(flipped) / len(rows)
 
 
 def test_a_subset_is_scored_over_its_problems_and_the_n525_figure_is_shown(
