@@ -172,6 +172,10 @@ class Stat:
     counted: a ratio whose numerator counts things (right answers, problems), shown beside it.
     den_offset: added to each cell's summed denominator before dividing (e.g. 1 for the CMMaTH
     authors' right / (count + 1)); n stays the rows' count.
+    bounded: the figure lies in [0, 1] (a share, a rate, a score); an unbounded one (e.g. a mean
+    log-probability) gets no interval where its resamples are all equal.
+    better: which way is better for this figure ('higher', 'lower': e.g. WE-MATH's IK), or None
+    where neither is (e.g. contamination); `compare` colours a difference by it.
     """
     key: str                          # unique within the benchmark: 'score.strict'
     label: str                        # column heading: 'Score'
@@ -181,6 +185,8 @@ class Stat:
     fmt: str = "percent"
     counted: bool = True
     den_offset: float = 0.0
+    bounded: bool = True
+    better: str | None = "higher"
 
 
 @dataclass(frozen=True)

@@ -8,11 +8,13 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from typing import Any
 
-from mathprobe.tasks.benchmarks.conceptmath._report import N_UNMASTERED, SETTINGS, SYSTEMS
+from mathprobe.tasks.benchmarks.conceptmath._report import (N_UNMASTERED, SETTINGS, SYSTEMS,
+                                                            unmastered_min_n)
 from mathprobe.tasks.contract import Comparison, Plot, Stat, Table
 from mathprobe.tasks.store import Store
 
 LEVELS = (1, 2, 3)
+CONTAMINATION = ("rouge", "mink", "mink_prob")
 SHORT = {"element_en": "E-EN", "middle_en": "M-EN", "element_zh": "E-ZH", "middle_zh": "M-ZH"}
 
 
@@ -52,8 +54,10 @@ class ConceptMathComparison(Comparison):
         ]
 
         def per_system(prefix: str, label: str, fmt: str) -> tuple[Stat, ...]:
+            # contamination has no better side; MIN-K% (a mean log-probability) is unbounded
             return tuple(Stat(f"{prefix}:{s}", f"{label} {SYSTEMS.get(s, s)}", (f"{prefix}:{s}",),
-                              fmt=fmt, counted=prefix == "top1")
+                              fmt=fmt, counted=prefix == "top1", bounded=prefix != "mink",
+                              better=None if prefix in CONTAMINATION else "higher")
                          for s in _systems(cells, f"{prefix}:"))
         out += [
             Table("contamination-rouge", "ConceptMath contamination (Table 3, Rouge): Rouge-L "
@@ -119,7 +123,9 @@ class ConceptMathComparison(Comparison):
              "Free-form answers: there is no chance level."),
             ("Concept accuracy (levels 1-3)", "Accuracy of the problems under a concept path "
              "cate0, cate0/cate1, cate0/cate1/cate2, per system. Unmastered: the "
-             f"{N_UNMASTERED} lowest per system and level (view conceptmath_unmastered)."),
+             f"{N_UNMASTERED} lowest per system at level 3 (the lowest fifth at levels 1 and 2), "
+             f"among the concepts with at least {unmastered_min_n(store)} graded problems: "
+             "fewer say nothing (1 of 2 right is 50% [9, 91]); view conceptmath_unmastered."),
             ("Table 2 Avg.", "The unweighted mean of a model's cells (systems x settings); its "
              "interval resamples the problems of all its runs jointly."),
             ("Rouge-L (contamination)", "Rouge-L F of the model's continuation of a question's "
