@@ -50,10 +50,29 @@ def flow_run_name() -> str:
 
 def artifact_key(kind: str, run_id: str, db: str) -> str:
     """`{kind}-{run id}-{hash of the store}`: lowercase letters, digits and dashes, as Prefect
-    requires, unique per store (a DuckDB file's path, a DuckLake catalog)."""
+    requires, unique per store (a DuckDB file's path, a DuckLake catalog). A run id that is not
+    such a key as it stands (capitals, '.', '_', longer than 80) is lowered and its other
+    characters made dashes, then a hash of the id itself is added, so 'Run_A' and 'run-a' keep
+    artifacts of their own (`key_mapping` says so when the run starts)."""
     tag = hashlib.sha1(parse(db).key.encode()).hexdigest()[:8]
-    slug = re.sub(r"[^a-z0-9-]+", "-", run_id.lower()).strip("-")[:80]
+    slug = _slug(run_id)
+    if slug != run_id:
+        slug += "-" + hashlib.sha1(run_id.encode()).hexdigest()[:6]
     return f"{kind}-{slug}-{tag}"
+
+
+def _slug(run_id: str) -> str:
+    return re.sub(r"[^a-z0-9-]+", "-", run_id.lower()).strip("-")[:80]
+
+
+def key_mapping(run_id: str, db: str) -> str | None:
+    """The line that shows how a run id that is not an artifact key as given is keyed in
+    Prefect; None where the key carries it unchanged."""
+    if _slug(run_id) == run_id:
+        return None
+    return (f"run id {run_id!r} is not a Prefect artifact key as it stands (lowercase letters, "
+            f"digits and dashes): its artifacts are keyed {artifact_key('report', run_id, db)} "
+            f"and {artifact_key('progress', run_id, db)}")
 
 
 class ProgressArtifact:

@@ -83,6 +83,8 @@ def import_(
     preflight.check_run_id(run_id)
     bench = preflight.benchmark(benchmark)
     preflight.store_path(db, data_path)
+    if not file.is_file():                     # before the store is created
+        raise MathprobeError(f"{file}: no such file")
     store = open_store(db, data_path)
     counts = import_official(store, bench, registry.resolve_data_dir(data_dir), file, run_id)
     err.print(f"imported {file} into run {run_id}: {counts['new']} new responses, "
@@ -232,6 +234,8 @@ def demo(
     from mathprobe.tasks import registry
     from mathprobe.tasks.runs import preflight
 
+    if db == DEMO_DB:                          # the demo's own folder; a --db given must exist
+        Path(DEMO_DB).parent.mkdir(exist_ok=True)
     preflight.store_path(db)
     for bench in registry.all_benchmarks():
         if bench.demo is not None:
@@ -274,10 +278,13 @@ def store_copy(
 ) -> None:
     """Copy runs (responses, verdicts, log-probabilities, probe scores, and the items and
     reference tables their views need) from SRC to DST. Runs DST already has are skipped."""
+    from mathprobe.tasks.runs import preflight
     from mathprobe.tasks.store import open_store
     from mathprobe.tasks.store.copy import copy_runs
     from mathprobe.tasks.store.location import parse
 
+    existing(src)
+    preflight.store_path(dst, data_path)
     out = copy_runs(parse(src), open_store(dst, data_path), run_ids)
     err.print(f"copied {len(out['copied'])} run(s) ({out['responses']} responses) from {src} "
               f"to {dst}" + (f"; skipped {len(out['skipped'])} already there: "

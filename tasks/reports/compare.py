@@ -23,7 +23,7 @@ from mathprobe.tasks import registry
 from mathprobe.tasks.contract import Benchmark, Plot, Section, Stat, Table
 from mathprobe.tasks.errors import MathprobeError
 from mathprobe.tasks.reports import intervals, stats, units
-from mathprobe.tasks.reports.summary import default_graders, find_run
+from mathprobe.tasks.reports.summary import check_grader, default_graders, find_run
 from mathprobe.tasks.store import Store
 
 JUDGE_RUN_MARK = "@judge:"      # the judge's own calls are a run named <run>@judge:<judge>
@@ -117,8 +117,9 @@ def select_runs(store: Store, run_ids: Sequence[str], benchmark: str | None) -> 
     wanted = list(dict.fromkeys(run_ids))
     if benchmark is None and not wanted:
         raise MathprobeError("name the runs to compare, or --benchmark B for all runs of one")
-    if benchmark is not None:
-        registry.get(benchmark)
+    if benchmark is not None and benchmark not in registry.names():
+        raise MathprobeError(f"--benchmark {benchmark!r}: unknown benchmark; available: "
+                             f"{', '.join(registry.names())}")
     rows = store.query_dicts(
         "SELECT * FROM run_summary WHERE list_contains(?, run_id) OR (benchmark = ? AND NOT "
         "contains(run_id, ?)) ORDER BY started_at, run_id", [wanted, benchmark, JUDGE_RUN_MARK])
@@ -135,6 +136,8 @@ def compare(store: Store, run_ids: Sequence[str] = (), *, benchmark: str | None 
             grader: str | None = None, resamples: int = stats.RESAMPLES,
             seed: int = stats.SEED) -> ComparisonResult:
     runs = select_runs(store, run_ids, benchmark)
+    if grader is not None:
+        check_grader(store, {r["run_id"]: (r["benchmark"], r["setting"]) for r in runs}, grader)
     by_bench: dict[str, list[dict[str, Any]]] = {}
     for r in runs:
         by_bench.setdefault(r["benchmark"], []).append(r)
