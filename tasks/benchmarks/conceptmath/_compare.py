@@ -33,6 +33,24 @@ def _concept_stats(cells: set[str], level: int) -> tuple[Stat, ...]:
                          f"{c.split(':', 2)[2]}", (c,)) for c in found)
 
 
+def _chance_note(store: Store) -> str:
+    """The chance level of the official grader (table item_chance), overall and per system."""
+    rows = store.query("SELECT i.group_id, avg(c.chance), count(*) FROM item_chance c "
+                       "JOIN items i USING (benchmark, item_id) WHERE c.benchmark = "
+                       "'conceptmath' GROUP BY ALL")
+    if not rows:
+        return "Chance level: not computed in this store (it is when data is loaded)."
+    total = sum(m * n for _, m, n in rows) / sum(n for _, _, n in rows)
+    by = {s: m for s, m, _ in rows}
+    return ("Chance: baseline:random guesses a whole number 0..100, written as the authors' "
+            "answers end ('Therefore, the answer is 57.'); the official grader calls such a "
+            f"guess right {100 * total:.2f}% of the time on all {sum(n for *_, n in rows)} "
+            "problems (" + ", ".join(f"{SHORT.get(s, s)} {100 * by[s]:.2f}%"
+                                     for s in SYSTEMS if s in by)
+            + "; within its tolerance of the gold: 1 guess in 101 below 20, 3 from 20 up; "
+            "table item_chance).")
+
+
 class ConceptMathComparison(Comparison):
     units = "conceptmath_figure_units"
     headline = ("all", "accuracy")
@@ -120,7 +138,7 @@ class ConceptMathComparison(Comparison):
              + ": zero-shot, zero-shot chain-of-thought, the authors' 5-shot chat."),
             ("ConceptMath accuracy", "Right answers / graded problems, under the named grader "
              "(official: the authors' lenient number match; strict: the final answer only). "
-             "Free-form answers: there is no chance level."),
+             + _chance_note(store)),
             ("Concept accuracy (levels 1-3)", "Accuracy of the problems under a concept path "
              "cate0, cate0/cate1, cate0/cate1/cate2, per system. Unmastered: the "
              f"{N_UNMASTERED} lowest per system at level 3 (the lowest fifth at levels 1 and 2), "

@@ -4,7 +4,7 @@ loose rules, step accuracy and the 12 knowledge categories.
 
 Data and validation in `_data`, prompts in `_prompts`, the authors' answer extraction in
 `_grader`, their result format in `_results`, the paper's tables in `_report`, what compare and
-the HTML report show in `_compare`; the metrics are the SQL views of `sql/wemath/`.
+the HTML report show in `_compare`, a chance guess in `_chance`; the metrics are the SQL views of `sql/wemath/`.
 """
 from __future__ import annotations
 
@@ -13,6 +13,7 @@ from typing import Any, ClassVar
 from mathprobe.tasks.benchmarks.wemath._data import (NAME, STRATA, Dataset, WemathItem, item_id,
                                                      load, option_letters, reference_tables,
                                                      sample_unit, strata)
+from mathprobe.tasks.benchmarks.wemath._chance import chance_answer, chance_level
 from mathprobe.tasks.benchmarks.wemath._grader import GRADERS, extract_official, grade
 from mathprobe.tasks.benchmarks.wemath._prompts import DEFAULT_SETTING, SETTINGS, build_prompt
 from mathprobe.tasks.benchmarks.wemath._compare import WeMathComparison
@@ -47,6 +48,8 @@ class WeMath(Benchmark):
     prompt = staticmethod(build_prompt)
     grade = staticmethod(grade)
     read_official_results = staticmethod(read_official_results)
+    chance_answer = staticmethod(chance_answer)
+    chance_level = staticmethod(chance_level)
 
 
 benchmark = WeMath()
