@@ -135,9 +135,9 @@ def html_path(db: str, run_id: str, html_report: str | None) -> Path | None:
 def publish(store, report: dict[str, Any], db: str, html_report: str | None = None):
     """Write the HTML report (if asked), publish the Markdown report artifact, and return the
     flow's final state: Completed, named with the run id and the headline figure, carrying
-    the report."""
+    the report; or, for a run that did not complete (calls failed for good, --max-cost), Failed
+    under a name that says so with its counts and first reason (`final_state`)."""
     from prefect.artifacts import create_markdown_artifact
-    from prefect.states import Completed
 
     from mathprobe.tasks.reports import markdown
 
@@ -153,6 +153,36 @@ def publish(store, report: dict[str, Any], db: str, html_report: str | None = No
     create_markdown_artifact(key=artifact_key("report", run["run_id"], db), markdown=text,
                              description=f"mathprobe report of run {run['run_id']} "
                                          f"({run['benchmark']}, {run['model']})")
-    status = "" if run["status"] == "completed" else f" ({run['status']})"
-    name = f"Completed: run {run['run_id']}{status}" + (f", {head}" if head else "")
-    return Completed(name=name[:200], message=name, data=report)
+    return final_state(report, head)
+
+
+def final_state(report: dict[str, Any], head: str | None):
+    """Completed ('Completed: run R, Score (strict) 14.00% [..], n=525') for a run with every
+    answer; otherwise Failed, named 'Incomplete: ...' or 'Stopped: ...' with the counts and the
+    first failure reason, which `prefect deployment run --watch` prints."""
+    from prefect.states import Completed
+
+    from mathprobe.flows.common import not_completed
+    from mathprobe.flows.exits import run_exit_code
+    from mathprobe.tasks.errors import Exit
+
+    run = report["run"]
+    code = run_exit_code(report)
+    if code == Exit.COMPLETED:
+        name = f"Completed: run {run['run_id']}" + (f", {head}" if head else "")
+        return Completed(name=name[:200], message=name, data=report)
+    if code == Exit.STOPPED_BUDGET:
+        name = (f"Stopped: run {run['run_id']}, --max-cost reached with {run['n_not_asked']} "
+                f"of {run['n_items']} items not asked")
+        return not_completed(name, name + "; run again with a higher --max-cost to continue",
+                             report, code)
+    judges = report.get("judges", [])
+    failed = run["n_infra_failed"]
+    judged = sum(j["n_judge_failed"] + j["n_infra_failed"] for j in judges)
+    reasons = report.get("failures") or [f for j in judges for f in j.get("failures", [])]
+    first = f" ({reasons[0]['n']} x {reasons[0]['reason']})" if reasons else ""
+    counts = ", ".join(part for part in (
+        f"{failed} of {run['n_items']} calls failed" if failed else "",
+        f"{judged} judge verdicts missing" if judged else "") if part) or run["status"]
+    name = f"Incomplete: run {run['run_id']}, {counts}{first}"
+    return not_completed(name, name + "; re-drive them with --retry-failed", report, code)

@@ -134,11 +134,14 @@ def run(
         raise typer.Exit(run_exit_code(stored))
     from mathprobe.tasks.backends import MODULES, parse_spec
 
+    from mathprobe.flows.common import call_flow
+
     eval_flow = load_flow("eval", "eval_flow")
     with importing(MODULES[parse_spec(model)[0]]), progress_bar():
-        report = eval_flow(benchmark=benchmark, model=model, setting=setting, run_id=run_id,
-                           db=str(db), data_dir=str(data_dir) if data_dir else None,
-                           limit=limit, concurrency=concurrency, retry_failed=retry_failed,
+        report = call_flow(eval_flow, benchmark=benchmark, model=model, setting=setting,
+                           run_id=run_id, db=str(db),
+                           data_dir=str(data_dir) if data_dir else None, limit=limit,
+                           concurrency=concurrency, retry_failed=retry_failed,
                            max_cost=max_cost, temperature=temperature, max_tokens=max_tokens,
                            request_timeout=request_timeout, triton_url=triton_url,
                            judge=judge, data_path=data_path)
@@ -240,6 +243,8 @@ def demo(
     for bench in registry.all_benchmarks():
         if bench.demo is not None:
             preflight.data(bench, data_dir)
+    from mathprobe.flows.common import call_flow
+
     eval_flow = load_flow("eval", "eval_flow")
     queries = []
     for bench in registry.all_benchmarks():
@@ -247,7 +252,7 @@ def demo(
             continue
         run_id = f"demo-{bench.name}-{bench.demo['model'].replace(':', '-')}"
         with progress_bar():
-            report = eval_flow(benchmark=bench.name, model=bench.demo["model"],
+            report = call_flow(eval_flow, benchmark=bench.name, model=bench.demo["model"],
                                setting=bench.demo.get("setting"), run_id=run_id, db=str(db),
                                data_dir=str(data_dir) if data_dir else None)
         emit(report, False)
