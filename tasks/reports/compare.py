@@ -251,7 +251,7 @@ def _differences(compiled: stats.Compiled, a: _Evaluated, b: _Evaluated, keys: s
     p_boot = stats.bootstrap_p(reps)
     cell_of = dict(compiled.ratio)
     moved = _UnitMoves(a.units, b.units, common)
-    out = []
+    out, paired, collapsed = [], [], []       # Tango's intervals: computed together below
     for k, s in enumerate(compiled.stats):
         if s.key not in keys or np.isnan(diff[k]):
             continue
@@ -259,26 +259,34 @@ def _differences(compiled: stats.Compiled, a: _Evaluated, b: _Evaluated, keys: s
         d = Difference(a.run_id, b.run_id, s.key, float(diff[k]), _f(lo[k]), _f(hi[k]),
                        len(common), "bootstrap", float(p_boot[k]), False, better=s.better)
         if c is not None and c in a.binary and c in b.binary:
-            pairs, only_a, only_b = stats.discordant(a.binary[c], b.binary[c])
-            d.test, d.only_a, d.only_b = "mcnemar", only_a, only_b
-            d.p_value = float(stats.mcnemar(only_a, only_b))
+            pairs, d.only_a, d.only_b = stats.discordant(a.binary[c], b.binary[c])
+            d.test = "mcnemar"
             if a.independent[c] and b.independent[c] and pairs:
-                d.diff, d.n, d.ci_method = (only_b - only_a) / pairs, pairs, TANGO
-                d.ci_low, d.ci_high = map(float, intervals.tango(only_b, only_a, pairs,
-                                                                 stats.CONFIDENCE))
+                d.diff, d.n, d.ci_method = (d.only_b - d.only_a) / pairs, pairs, TANGO
+                paired.append((d, d.only_b, d.only_a, pairs))
         if d.ci_method != TANGO and not (d.ci_high is not None and d.ci_low is not None
                                          and d.ci_high > d.ci_low):
             up, down, m = moved.counts(compiled.cells_of(k))
             if s.bounded and m:           # collapsed: Tango over the units that moved
-                lo_u, hi_u = intervals.tango(up, down, m, stats.CONFIDENCE)
-                d.ci_low, d.ci_high = min(float(lo_u), d.diff), max(float(hi_u), d.diff)
                 d.ci_method = TANGO_UNITS
+                collapsed.append((d, up, down, m))
             else:
                 d.ci_low = d.ci_high = None
                 d.ci_method = stats.NO_INTERVAL
         if s.better is not None and d.diff:
             d.improved = (d.diff > 0) == (s.better == "higher")
         out.append(d)
+    tested = [d for d in out if d.test == "mcnemar"]
+    if tested:
+        for d, p in zip(tested, np.atleast_1d(stats.mcnemar(np.array([d.only_a for d in tested]),
+                                                            np.array([d.only_b for d in tested])))):
+            d.p_value = float(p)
+    for group in (paired, collapsed):
+        if group:
+            ds, up, down, n = zip(*group)
+            low, high = intervals.tango(up, down, n, stats.CONFIDENCE)
+            for d, lo_d, hi_d in zip(ds, np.atleast_1d(low), np.atleast_1d(high)):
+                d.ci_low, d.ci_high = min(float(lo_d), d.diff), max(float(hi_d), d.diff)
     return out
 
 

@@ -141,10 +141,13 @@ def test_identical_runs_differ_by_nothing(results):
     assert {d["stat"] for d in diffs} >= {"score.strict", "score.loose", "ik", "s1", "s2", "s3"}
     for d in diffs:
         assert d["diff"] == 0 and d["ci_low"] < 0 < d["ci_high"]     # none, yet not certain
-        assert d["ci_high"] < 0.02 and d["ci_low"] == pytest.approx(-d["ci_high"])
+        assert d["ci_low"] == pytest.approx(-d["ci_high"])       # symmetric: nothing moved
         assert d["p_value"] == 1 and not d["significant"]
         if d["test"] == "mcnemar":
             assert d["only_a"] == d["only_b"] == 0
+    (ik,) = [d for d in diffs if d["stat"] == "ik"]           # Tango, no discordant of 525
+    assert ik["ci_method"] == "tango"
+    assert ik["ci_high"] == pytest.approx(1.96 ** 2 / (525 + 1.96 ** 2), rel=1e-3)
     assert out["runs"]["v1"]["figures"] == out["runs"]["v1-copy"]["figures"]
 
 
