@@ -8,6 +8,7 @@ import asyncio
 
 import pytest
 
+from mathprobe.flows.artifacts import artifact_key
 from mathprobe.flows.common import call_flow
 from mathprobe.flows.eval import eval_flow
 from mathprobe.tasks.benchmarks import wemath
@@ -31,6 +32,9 @@ def flow_run_of(state):
     """The flow run, as the Prefect API holds it, and its logs (level, message, traceback)."""
     from prefect.client.orchestration import get_client
     from prefect.client.schemas.filters import LogFilter, LogFilterFlowRunId
+    from prefect.logging.handlers import APILogWorker
+
+    APILogWorker.drain_all(timeout=10)   # the run's logs go to the API in batches
 
     async def read():
         async with get_client() as client:
@@ -62,10 +66,15 @@ def test_a_run_whose_calls_all_failed_is_not_completed(api, db, data_dir):
 
 
 def test_a_complete_run_is_completed_with_its_headline(db, data_dir):
-    state = eval_flow(benchmark="wemath", run_id="fine", db=str(db), data_dir=str(data_dir),
+    """... and a run id that is not an artifact key as given says how it is keyed."""
+    state = eval_flow(benchmark="wemath", run_id="Fine_1", db=str(db), data_dir=str(data_dir),
                       limit=6, return_state=True)
-    run, _ = flow_run_of(state)
-    assert run.state.is_completed() and run.state.name.startswith("Completed: run fine, ")
+    run, logs = flow_run_of(state)
+    assert run.state.is_completed() and run.state.name.startswith("Completed: run Fine_1, ")
+    key = artifact_key("report", "Fine_1", str(db))
+    assert key.startswith("report-fine-1-") and key != artifact_key("report", "fine-1", str(db))
+    assert any(f"run id 'Fine_1' is not a Prefect artifact key as it stands" in log.message
+               and key in log.message for log in logs)
 
 
 def test_a_user_error_is_the_failed_states_name_and_message(db, data_dir, tmp_path):
