@@ -373,6 +373,6 @@ class Benchmark(ABC):
         return f"<benchmark {self.name}>"
 
 
-__all__ = ["Benchmark", "ChanceAnswer", "Chat", "Columns", "Comparison", "Completion", "Dataset", "FunctionReport",
-           "Grade", "Judge", "OfficialRow", "Plot", "Probe", "Report", "Section", "Stat", "Table",
-           "fingerprint"]
+__all__ = ["Benchmark", "ChanceAnswer", "Chat", "Columns", "Comparison", "Completion", "Dataset",
+           "FunctionReport", "Grade", "Judge", "OfficialRow", "Plot", "Probe", "Report", "Section",
+           "Stat", "Table", "fingerprint"]

@@ -60,8 +60,8 @@ def edge_store(tmp_path_factory, data_dir):
     for run_id in ("cm-right", "cm-right-copy"):
         load("conceptmath", run_id, [{**r, "response": f"The answer is {r['answer']}."}
                                      for r in under], ".jsonl")
-    load("conceptmath", "cm-one", [{**under[0], "response": f"The answer is {under[0]['answer']}."}],
-         ".jsonl")
+    one = {**under[0], "response": f"The answer is {under[0]['answer']}."}
+    load("conceptmath", "cm-one", [one], ".jsonl")
     return db, "L3:element_en:" + "/".join(concept), len(under)
 
 
@@ -166,7 +166,8 @@ def test_wilson_and_tango_against_published_values():
     grid = np.linspace(-0.999, 0.999, 400_001)
     inside = grid[np.abs(intervals._tango_score(grid, 10.0, 4.0, 1215.0)) <= 1.959963984540054]
     lo, hi = intervals.tango(10, 4, 1215, 0.95)
-    assert (lo, hi) == (pytest.approx(inside.min(), abs=1e-5), pytest.approx(inside.max(), abs=1e-5))
+    assert (lo, hi) == (pytest.approx(inside.min(), abs=1e-5),
+                        pytest.approx(inside.max(), abs=1e-5))
 
 
 def test_p_values_are_adjusted_within_each_table(results):

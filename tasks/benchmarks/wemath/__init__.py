@@ -4,7 +4,8 @@ loose rules, step accuracy and the 12 knowledge categories.
 
 Data and validation in `_data`, prompts in `_prompts`, the authors' answer extraction in
 `_grader`, their result format in `_results`, the paper's tables in `_report`, what compare and
-the HTML report show in `_compare`, a chance guess in `_chance`; the metrics are the SQL views of `sql/wemath/`.
+the HTML report show in `_compare`, a chance guess in `_chance`; the metrics are the SQL views
+of `sql/wemath/`.
 """
 from __future__ import annotations
 
