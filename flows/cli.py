@@ -91,6 +91,8 @@ def import_(
         raise MathprobeError(f"--format {fmt!r}: {bench.title} results are imported from "
                              f"{', '.join(sorted(bench.result_formats()))}")
     preflight.store_path(db, data_path)
+    if not file.is_file():                     # before the store is created
+        raise MathprobeError(f"{file}: no such file")
     store = open_store(db, data_path)
     counts = import_results(store, bench, registry.resolve_data_dir(data_dir), file, run_id, fmt)
     err.print(import_summary(file, run_id, counts), soft_wrap=True, highlight=False)
@@ -160,11 +162,14 @@ def run(
         raise typer.Exit(run_exit_code(stored))
     from mathprobe.tasks.backends import MODULES, parse_spec
 
+    from mathprobe.flows.common import call_flow
+
     eval_flow = load_flow("eval", "eval_flow")
     with importing(MODULES[parse_spec(model)[0]]), progress_bar():
-        report = eval_flow(benchmark=benchmark, model=model, setting=setting, run_id=run_id,
-                           db=str(db), data_dir=str(data_dir) if data_dir else None,
-                           limit=limit, concurrency=concurrency, retry_failed=retry_failed,
+        report = call_flow(eval_flow, benchmark=benchmark, model=model, setting=setting,
+                           run_id=run_id, db=str(db),
+                           data_dir=str(data_dir) if data_dir else None, limit=limit,
+                           concurrency=concurrency, retry_failed=retry_failed,
                            max_cost=max_cost, temperature=temperature, max_tokens=max_tokens,
                            request_timeout=request_timeout, triton_url=triton_url,
                            judge=judge, data_path=data_path)
@@ -260,10 +265,14 @@ def demo(
     from mathprobe.tasks import registry
     from mathprobe.tasks.runs import preflight
 
+    if db == DEMO_DB:                          # the demo's own folder; a --db given must exist
+        Path(DEMO_DB).parent.mkdir(exist_ok=True)
     preflight.store_path(db)
     for bench in registry.all_benchmarks():
         if bench.demo is not None:
             preflight.data(bench, data_dir)
+    from mathprobe.flows.common import call_flow
+
     eval_flow = load_flow("eval", "eval_flow")
     queries = []
     for bench in registry.all_benchmarks():
@@ -271,7 +280,7 @@ def demo(
             continue
         run_id = f"demo-{bench.name}-{bench.demo['model'].replace(':', '-')}"
         with progress_bar():
-            report = eval_flow(benchmark=bench.name, model=bench.demo["model"],
+            report = call_flow(eval_flow, benchmark=bench.name, model=bench.demo["model"],
                                setting=bench.demo.get("setting"), run_id=run_id, db=str(db),
                                data_dir=str(data_dir) if data_dir else None)
         emit(report, False)
@@ -305,10 +314,13 @@ def store_copy(
 ) -> None:
     """Copy runs (responses, verdicts, log-probabilities, probe scores, and the items and
     reference tables their views need) from SRC to DST. Runs DST already has are skipped."""
+    from mathprobe.tasks.runs import preflight
     from mathprobe.tasks.store import open_store
     from mathprobe.tasks.store.copy import copy_runs
     from mathprobe.tasks.store.location import parse
 
+    existing(src)
+    preflight.store_path(dst, data_path)
     out = copy_runs(parse(src), open_store(dst, data_path), run_ids)
     err.print(f"copied {len(out['copied'])} run(s) ({out['responses']} responses) from {src} "
               f"to {dst}" + (f"; skipped {len(out['skipped'])} already there: "

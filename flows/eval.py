@@ -14,7 +14,7 @@ from prefect.cache_policies import NO_CACHE
 from prefect.task_runners import ThreadPoolTaskRunner
 
 from mathprobe.flows.artifacts import (BenchmarkParam, ProgressArtifact, SettingParam,
-                                       flow_run_name, publish)
+                                       flow_run_name, key_mapping, publish)
 from mathprobe.flows.common import LogProgress, current_flow_run_id, fail_cleanly, repair_dead_runs
 from mathprobe.tasks import registry, reports
 from mathprobe.tasks.backends import get_backend, parse_spec
@@ -215,6 +215,9 @@ def eval_flow(benchmark: BenchmarkParam, model: str = "baseline:random",
                     triton_url=triton_url, max_cost=max_cost, judge=judge)
     store = open_store(cfg.db, data_path)
     with LogProgress(cfg.run_id):              # notes, counts and failures in the Prefect log
+        mapped = key_mapping(cfg.run_id, cfg.db)
+        if mapped:
+            progress.note(cfg.run_id, mapped)
         repair_dead_runs(store, cfg.run_id)
         todo = prepare_task(cfg, limit, retry_failed)
         budget = _BUDGETS[cfg.run_id] = Budget(max_cost, store.spent(cfg.run_id))

@@ -13,8 +13,10 @@ from typing import Any
 from prefect import flow, get_run_logger, task
 from prefect.cache_policies import NO_CACHE
 
-from mathprobe.flows.common import LogProgress, current_flow_run_id, fail_cleanly, repair_dead_runs
+from mathprobe.flows.common import (LogProgress, current_flow_run_id, fail_cleanly,
+                                    not_completed, repair_dead_runs)
 from mathprobe.tasks import registry
+from mathprobe.tasks.errors import Exit
 from mathprobe.tasks.reports.summary import failure_reasons
 from mathprobe.tasks.runs import check_backend, preflight
 from mathprobe.tasks.runs.asking import check_writes
@@ -70,6 +72,16 @@ def _probe_family(family: str, methods: list[str] | None, model: str, benchmark:
             repair_dead_runs(store, rid)
         out[m] = probe_task(bench.name, m, model, rid, data_dir=data_dir, **kwargs)
         check_writes(store)
+    failed = {m: r for m, r in out.items() if (r.get("run") or {}).get("n_infra_failed")}
+    if failed:                          # not a green Completed: say which calls failed, and why
+        parts = []
+        for m, r in failed.items():
+            first = r["failures"][0] if r.get("failures") else None
+            parts.append(f"{r['run_id']}: {r['run']['n_infra_failed']} of {r['run']['n_items']} "
+                         "calls failed" + (f" ({first['n']} x {first['reason']})" if first else ""))
+        name = f"Incomplete: {family} " + "; ".join(parts)
+        return not_completed(name, name + "; re-drive them with --retry-failed", out,
+                             Exit.INCOMPLETE)
     return out
 
 

@@ -78,10 +78,13 @@ def _run_probe(family: str, methods: list[str] | None, as_json: bool, **params) 
                           model=params["model"], run_id=params["run_id"], db=params["db"],
                           data_dir=params["data_dir"], limit=params["limit"],
                           concurrency=params["concurrency"])
+    from mathprobe.flows.common import call_flow
+
     probe_flow = load_flow("probes", f"{family}_flow")
     with progress_bar():
-        out = probe_flow(**{**params, "db": str(params["db"]),
-                            "data_dir": str(params["data_dir"]) if params["data_dir"] else None})
+        out = call_flow(probe_flow, **{**params, "db": str(params["db"]),
+                                       "data_dir": str(params["data_dir"]) if params["data_dir"]
+                                       else None})
     _emit_probe(out, as_json)
 
 

@@ -40,6 +40,10 @@ def compare(
 
     if resamples < 100:
         raise MathprobeError(f"--resamples {resamples}: use at least 100")
+    if benchmark is not None:
+        from mathprobe.tasks.runs import preflight
+
+        preflight.benchmark(benchmark)
     result = compare_runs(open_existing(db), run_ids or [], benchmark=benchmark, grader=grader,
                           resamples=resamples, seed=seed)
     if csv_file is not None:
@@ -58,12 +62,19 @@ def compare(
 def write_html(db: str, run_id: str | None, runs: str | None, html: Path, *,
                grader: str | None, figures: Path | None, data_dir: Path | None) -> None:
     """`report --html`: the report of --run-id or of --runs A,B,... (the first the baseline)."""
-    from mathprobe.tasks.reports import html as html_report
-
     ids = [r.strip() for r in (runs or "").split(",") if r.strip()] + ([run_id] if run_id else [])
     if not ids:
         raise MathprobeError("--html needs --run-id ID or --runs A,B,...")
-    info = html_report.write(open_existing(db), list(dict.fromkeys(ids)), html, grader=grader,
+    store = open_existing(db)
+    if grader is not None:           # the runs and the grader, before matplotlib is imported
+        from mathprobe.tasks.reports.summary import check_grader, find_run
+
+        found = {r: find_run(store, r) for r in dict.fromkeys(ids)}
+        check_grader(store, {r: (f["benchmark"], f["setting"]) for r, f in found.items()},
+                     grader)
+    from mathprobe.tasks.reports import html as html_report
+
+    info = html_report.write(store, list(dict.fromkeys(ids)), html, grader=grader,
                              data_dir=data_dir, figures_dir=figures)
     err.print(f"wrote {info['path']} ({info['bytes'] / 1e6:.1f} MB: {info['runs']} run(s), "
               f"{info['plots']} plots, {info['items']} answers in the item browser"

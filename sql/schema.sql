@@ -41,6 +41,14 @@ CREATE TABLE IF NOT EXISTS items (
     PRIMARY KEY (benchmark, item_id)
 );
 
+-- The chance level of each item (Benchmark.chance_level): the probability that a uniform
+-- guess, written in the benchmark's answer format (baseline:random), is graded right.
+CREATE TABLE IF NOT EXISTS item_chance (
+    benchmark    VARCHAR NOT NULL,
+    item_id      VARCHAR NOT NULL,
+    chance       DOUBLE
+);
+
 -- Which version of each benchmark's files `items` holds (content hash), so runs over
 -- unchanged data skip re-loading it.
 CREATE TABLE IF NOT EXISTS loaded_datasets (

@@ -23,7 +23,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any, ClassVar, Protocol
 
 from mathprobe.tasks.errors import MathprobeError
-from mathprobe.tasks.items import Chat, Completion, Item, Request
+from mathprobe.tasks.items import ChanceAnswer, Chat, Completion, Item, Request
 from mathprobe.tasks.paths import SQL_DIR
 from mathprobe.tasks.sampling import stratified_sample
 
@@ -233,6 +233,10 @@ class Stat:
     counted: a ratio whose numerator counts things (right answers, problems), shown beside it.
     den_offset: added to each cell's summed denominator before dividing (e.g. 1 for the CMMaTH
     authors' right / (count + 1)); n stays the rows' count.
+    bounded: the figure lies in [0, 1] (a share, a rate, a score); an unbounded one (e.g. a mean
+    log-probability) gets no interval where its resamples are all equal.
+    better: which way is better for this figure ('higher', 'lower': e.g. WE-MATH's IK), or None
+    where neither is (e.g. contamination); `compare` colours a difference by it.
     """
     key: str                          # unique within the benchmark: 'score.strict'
     label: str                        # column heading: 'Score'
@@ -242,6 +246,8 @@ class Stat:
     fmt: str = "percent"
     counted: bool = True
     den_offset: float = 0.0
+    bounded: bool = True
+    better: str | None = "higher"
 
 
 @dataclass(frozen=True)
@@ -395,6 +401,25 @@ class Benchmark(ABC):
 
     judge: Judge | None = None
 
+    # -- chance -------------------------------------------------------------------------------
+    def chance_answer(self, item: Item, setting: str) -> ChanceAnswer | None:
+        """How a uniform guess answers `item` under `setting`, written as this benchmark's
+        prompts ask answers to be written, so its graders read it (what `baseline:random`
+        answers). None: the baseline's generic guess ('The answer is X.': a letter among the
+        item's choices, else a whole number 0..100)."""
+        return None
+
+    def chance_level(self, item: Item) -> float | None:
+        """The probability that `chance_answer` is right under the benchmark's first grader.
+        Stored per item when the data is loaded (table `item_chance`); its mean over a set of
+        items is the documented chance level of a figure over them (the glossary's, and what
+        a `baseline:random` run must land on). None: no chance level."""
+        return None
+
+    @property
+    def has_chance_level(self) -> bool:
+        return type(self).chance_level is not Benchmark.chance_level
+
     # -- results made elsewhere, reports, probes ------------------------------------------------
     @abstractmethod
     def read_official_results(self, path: Path, dataset: Dataset
@@ -440,6 +465,6 @@ class Benchmark(ABC):
         return f"<benchmark {self.name}>"
 
 
-__all__ = ["Benchmark", "Chat", "Columns", "Comparison", "Completion", "Dataset", "FunctionReport",
-           "Grade", "Judge", "OfficialRow", "Plot", "Probe", "Report", "ResultFile", "Section",
-           "Skipped", "Stat", "Table", "fingerprint"]
+__all__ = ["Benchmark", "ChanceAnswer", "Chat", "Columns", "Comparison", "Completion", "Dataset",
+           "FunctionReport", "Grade", "Judge", "OfficialRow", "Plot", "Probe", "Report",
+           "ResultFile", "Section", "Skipped", "Stat", "Table", "fingerprint"]

@@ -26,6 +26,11 @@ COMMENT ON COLUMN items.question IS 'The question text.';
 COMMENT ON COLUMN items.gold IS 'The reference answer, as text.';
 COMMENT ON COLUMN items.payload IS 'The source row as loaded (JSON): every field of the authors'' file.';
 
+COMMENT ON TABLE item_chance IS 'The chance level of each item: the probability that a uniform guess in the benchmark''s answer format (what baseline:random answers) is graded right by its first grader; the mean over a figure''s items is that figure''s chance level.';
+COMMENT ON COLUMN item_chance.benchmark IS 'The benchmark the item belongs to.';
+COMMENT ON COLUMN item_chance.item_id IS 'The item (items.item_id).';
+COMMENT ON COLUMN item_chance.chance IS 'The probability, in [0, 1] (e.g. 1/k for a question with k options and one right answer).';
+
 COMMENT ON TABLE loaded_datasets IS 'Which version of each benchmark''s files the items table holds, so unchanged data is not reloaded.';
 COMMENT ON COLUMN loaded_datasets.benchmark IS 'The benchmark.';
 COMMENT ON COLUMN loaded_datasets.fingerprint IS 'Content hash of its data files.';

@@ -174,14 +174,17 @@ def _p(name: str, p: float | None) -> str:
 
 def _diff_cell(d: Any, stat: Stat, run: str) -> dict[str, Any]:
     if d is None:
-        return {"diff": True, "text": "-", "ci": "", "p": "", "sig": False, "run": run,
-                "stat": stat.key, "value": ""}
+        return {"diff": True, "text": "-", "ci": "", "p": "", "sig": False, "way": "",
+                "run": run, "stat": stat.key, "value": ""}
     test = f"McNemar {d.only_a}/{d.only_b}" if d.test == "mcnemar" else "bootstrap"
     adjusted = getattr(d, "p_adjusted", None)
     p = _p("p", d.p_value) + (f", {_p('adj. p', adjusted)}" if adjusted is not None else "")
+    # coloured by what the change means for this figure (lower IK is better), not by its sign
+    way = {True: "better", False: "worse"}.get(getattr(d, "improved", None), "")
     return {"diff": True, "text": fmt_diff(d.diff, stat.fmt) + ("*" if d.significant else ""),
             "ci": fmt_interval(d.ci_low, d.ci_high, stat.fmt), "p": f"{p} {test}",
-            "sig": d.significant, "run": run, "stat": stat.key, "value": repr(d.diff)}
+            "sig": d.significant, "way": way, "run": run, "stat": stat.key,
+            "value": repr(d.diff)}
 
 
 def _model_table(b: BenchComparison, t: Table) -> dict[str, Any]:

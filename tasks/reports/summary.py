@@ -25,9 +25,35 @@ def find_run(store: Store, run_id: str) -> dict[str, Any]:
     return run
 
 
+def check_grader(store: Store, runs: dict[str, tuple[str, str]], grader: str) -> None:
+    """`--grader` names a grader of every run given (run id -> (benchmark, setting)): one its
+    benchmark defines or one whose verdicts the run holds (a judge's, a cascade, an imported
+    file's); otherwise the error that lists them. A probe run (contamination, classification)
+    has figures no grader decides: any name is fine there."""
+    import difflib
+
+    held: dict[str, set[str]] = {}
+    for run_id, g in store.query(
+            "SELECT DISTINCT v.run_id, v.grader FROM verdicts v SEMI JOIN "
+            "(SELECT unnest(?::VARCHAR[]) AS run_id) w USING (run_id)", [list(runs)]):
+        held.setdefault(run_id, set()).add(g)
+    for run_id, (name, setting) in runs.items():
+        bench = registry.get(name)
+        if any(p.setting == setting for p in bench.probes.values()):
+            continue
+        valid = sorted(held.get(run_id, set()) | set(bench.graders))
+        if grader not in valid:
+            close = difflib.get_close_matches(grader, valid, n=1)
+            raise MathprobeError(f"--grader {grader!r}: not a grader of run {run_id} ({name})"
+                                 + (f"; did you mean {close[0]}?" if close else "")
+                                 + f"; its graders: {', '.join(valid)}")
+
+
 def build(store: Store, run_id: str, grader: str | None = None) -> dict[str, Any]:
     run = find_run(store, run_id)
     bench = registry.get(run["benchmark"])
+    if grader is not None:
+        check_grader(store, {run_id: (run["benchmark"], run["setting"])}, grader)
     summary = {k: run[k] for k in ("run_id", "benchmark", "model", "backend", "setting", "status",
                                    "n_items", "n_responses", "n_not_asked", "n_ok", "n_missing",
                                    "n_infra_failed", "n_refused", "input_tokens",

@@ -42,7 +42,8 @@ def build_request(bench: Benchmark, item: Item, model: str, setting: str,
         prompt, turns = prompt.prompt, prompt.turns
     path = bench.request_image(item, setting)
     return Request(item_id=item.item_id, model=model, prompt=prompt, params=params,
-                   image=read_image(path) if path else None, choices=item.choices, turns=turns)
+                   image=read_image(path) if path else None, choices=item.choices, turns=turns,
+                   chance=bench.chance_answer(item, setting))
 
 
 def check_backend(spec: str) -> None:

@@ -46,12 +46,29 @@ def check_counts(**options: int | float | None) -> None:
             raise MathprobeError(f"{flag} {value}: must be 0 or more")
 
 
-def check_run_id(run_id: str | None) -> None:
-    """A given run id must name something: '' or blanks would silently become the default."""
-    if run_id is not None and not run_id.strip():
-        raise MathprobeError(f"--run-id {run_id!r}: empty; give the run a name")
-    if run_id is not None and run_id != run_id.strip():
-        raise MathprobeError(f"--run-id {run_id!r}: leading or trailing blanks")
+RUN_ID_CHARS = "A-Za-z0-9._-"
+
+
+def check_run_id(run_id: str | None, option: str = "--run-id") -> None:
+    """A given run id must name something ('' or blanks would silently become the default),
+    and be usable as given in a file name (the run's HTML report, `<run id>.html`) and,
+    mapped as `artifact_key` says, in a Prefect artifact key: letters, digits, '.', '_' and
+    '-', not starting with '.' or '-' (a hidden file, an option)."""
+    if run_id is None:
+        return
+    if not run_id.strip():
+        raise MathprobeError(f"{option} {run_id!r}: empty; give the run a name")
+    if run_id != run_id.strip():
+        raise MathprobeError(f"{option} {run_id!r}: leading or trailing blanks")
+    bad = sorted(set(re.findall(f"[^{RUN_ID_CHARS}]", run_id)))
+    if bad:
+        fixed = re.sub(f"[^{RUN_ID_CHARS}]+", "-", run_id).strip("-.") or "run"
+        raise MathprobeError(f"{option} {run_id!r}: {' '.join(repr(c) for c in bad)} cannot be "
+                             "in a file name or a Prefect artifact key; use letters, digits, "
+                             f"'.', '_' and '-', e.g. {fixed!r}")
+    if run_id[0] in ".-":
+        raise MathprobeError(f"{option} {run_id!r}: must not start with {run_id[0]!r}; e.g. "
+                             f"{run_id.lstrip('.-') or 'run'!r}")
 
 
 def benchmark(name: str) -> Benchmark:
@@ -96,8 +113,8 @@ def data(bench: Benchmark, data_dir: str | Path | None) -> Path:
 
 
 def store_path(db: str | Path, data_path: str | None = None) -> Path | None:
-    """A store that can be created or opened: a file (or a SQLite lake catalog) whose folder
-    exists or can be made; None for a PostgreSQL-catalogued lake (its server tells)."""
+    """A store that can be created or opened: a file (or a SQLite lake catalog) in a folder
+    that exists and is writable; None for a PostgreSQL-catalogued lake (its server tells)."""
     loc = parse(db, data_path)
     if loc.is_lake and loc.catalog == "postgres":
         extras.require("lake", f"--db {db}", ("duckdb_extension_postgres_scanner",))
@@ -107,11 +124,13 @@ def store_path(db: str | Path, data_path: str | None = None) -> Path | None:
     if path.is_dir():
         raise MathprobeError(f"--db {db}: is a directory; name a file, e.g. {path / 'runs.duckdb'}")
     parent = path.resolve().parent
-    existing = next((p for p in [parent, *parent.parents] if p.exists()), None)
-    if existing is None or not existing.is_dir():
-        raise MathprobeError(f"--db {db}: {existing} is not a directory")
-    if not os.access(existing, os.W_OK) and not path.exists():
-        raise MathprobeError(f"--db {db}: cannot create it, {existing} is not writable")
+    if not parent.exists():            # a typo in the folder must not create a tree of folders
+        raise MathprobeError(f"--db {db}: the folder {parent} does not exist; create it first, "
+                             "or name a file in an existing folder")
+    if not parent.is_dir():
+        raise MathprobeError(f"--db {db}: {parent} is not a directory")
+    if not os.access(parent, os.W_OK) and not path.exists():
+        raise MathprobeError(f"--db {db}: cannot create it, {parent} is not writable")
     return path
 
 

@@ -64,6 +64,23 @@ class ItemsTable:
             "SELECT $benchmark AS benchmark, $fingerprint AS fingerprint, current_timestamp",
             {"benchmark": benchmark, "fingerprint": fingerprint}))
 
+    def has_chance(self, benchmark: str) -> bool:
+        return bool(self.query("SELECT 1 FROM item_chance WHERE benchmark = ? LIMIT 1",
+                               [benchmark]))
+
+    def replace_chance(self, benchmark: str, rows: Sequence[tuple[str, float]]) -> None:
+        """The chance level of each item of `benchmark` (`Benchmark.chance_level`)."""
+        select, params = unnest({"item_id": ("VARCHAR", [r[0] for r in rows]),
+                                 "chance": ("DOUBLE", [r[1] for r in rows])})
+
+        def work(con: duckdb.DuckDBPyConnection) -> None:
+            con.execute("DELETE FROM item_chance WHERE benchmark = ?", [benchmark])
+            if rows:
+                con.execute("INSERT INTO item_chance (benchmark, item_id, chance) "
+                            f"SELECT $benchmark, * FROM (SELECT {select})",
+                            {"benchmark": benchmark, **params})
+        self.write(work)
+
     def replace_table(self, table: str, columns: dict[str, tuple[str, list]]) -> None:
         """Reference tables loaded from the data directory (e.g. the WE-MATH knowledge tree)."""
         select, params = unnest(columns)

@@ -7,10 +7,18 @@ import json
 import duckdb
 import pytest
 
-from mathprobe.flows.eval import eval_flow
+from mathprobe.flows.common import call_flow
+from mathprobe.flows.eval import eval_flow as _eval_flow
 from mathprobe.tasks.benchmarks import wemath
 from mathprobe.tasks.store import close_all
 from tests.support.fake_api import FakeAPI
+
+
+def eval_flow(**params):
+    """The eval flow as the command line runs it: its report, also for a run that ended
+    incomplete (whose flow run ends Failed 'Incomplete: ...')."""
+    return call_flow(_eval_flow, **params)
+
 
 pytestmark = pytest.mark.usefixtures("prefect_harness")
 

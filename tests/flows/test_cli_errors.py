@@ -11,6 +11,8 @@ import time
 
 import pytest
 
+from mathprobe.tasks import registry
+from mathprobe.tasks.runs import import_official
 from mathprobe.tasks.store import RunSpec, close_all, open_store
 from tests.conftest import REPO
 
@@ -61,7 +63,13 @@ def test_bad_input_is_one_error_line_before_prefect(tmp_path, data_dir, bad_data
     store = open_store(db)                       # a run 'x' (plain setting) to clash with
     store.start_run(RunSpec("x", "wemath", "baseline:random", "baseline", "plain",
                             {"temperature": 0.0, "max_tokens": 1024}), n_items=3)
+    rows = json.loads((data_dir / "wemath" / "testmini.json").read_text())   # a graded run 'g'
+    problem = [dict(r, response="<Answer>: <<A>>") for r in rows if r["ID"] == rows[0]["ID"]]
+    (tmp_path / "g.json").write_text(json.dumps(problem))
+    import_official(store, registry.get("wemath"), data_dir, tmp_path / "g.json", "g")
     close_all()
+    html = tmp_path / "report.html"
+    nowhere = tmp_path / "no-such-folder"
     run = ["run", "--benchmark", "wemath", "--model", "baseline:random", "--db", str(db),
            "--data-dir", str(data_dir)]
     ok_run = run + ["--run-id", "r"]
@@ -113,6 +121,36 @@ def test_bad_input_is_one_error_line_before_prefect(tmp_path, data_dir, bad_data
              "rogue"],
         "--limit -1: must be at least 1": ["classify", "--model", "baseline:random", "--db",
                                            str(db), "--limit", "-1"],
+        # names checked against what exists, listing what does
+        "--grader 'oficial': not a grader of run g (wemath); did you mean official?; its "
+        "graders: official": ["report", "--run-id", "g", "--db", str(db), "--grader", "oficial"],
+        "--grader 'strict': not a grader of run g (wemath); its graders: official":
+            ["report", "--run-id", "g", "--db", str(db), "--grader", "strict"],   # ConceptMath's
+        "--grader 'oficial': not a grader of run g": ["compare", "--db", str(db), "g",
+                                                      "--grader", "oficial"],
+        "--grader 'oficial': not a grader of run g ": ["report", "--db", str(db), "--html",
+                                                       str(html), "--run-id", "g", "--grader",
+                                                       "oficial"],
+        "--benchmark 'wemth': unknown benchmark (did you mean wemath?); available: cmmath, "
+        "conceptmath, wemath": ["compare", "--db", str(db), "--benchmark", "wemth"],
+        "--benchmark 'wemath': no contamination probe; benchmarks with one: conceptmath":
+            ["contamination", "--model", "baseline:random", "--db", str(db), "--benchmark",
+             "wemath"],
+        "--benchmark 'wemath': no judge audit; benchmarks with one: cmmath":
+            ["judge-audit", "--db", str(db), "--benchmark", "wemath"],
+        "--run-id 'my run/1': ' ' '/' cannot be in a file name or a Prefect artifact key; use "
+        "letters, digits, '.', '_' and '-', e.g. 'my-run-1'": run + ["--run-id", "my run/1"],
+        "--run-id 'a:b': ':' cannot be": ["import", str(tmp_path / "g.json"), "--benchmark",
+                                          "wemath", "--run-id", "a:b", "--db", str(db)],
+        "--run-id '.hidden': must not start with '.'": run + ["--run-id", ".hidden"],
+        # a store in a folder that does not exist is refused, not created
+        f"--db {nowhere / 'runs.duckdb'}: the folder {nowhere} does not exist":
+            run[:6] + [str(nowhere / "runs.duckdb"), "--run-id", "r"],
+        f"--db {nowhere / 'i.duckdb'}: the folder {nowhere} does not exist":
+            ["import", str(tmp_path / "g.json"), "--benchmark", "wemath", "--run-id", "i",
+             "--db", str(nowhere / "i.duckdb")],
+        f"--db {nowhere / 'c.duckdb'}: the folder {nowhere} does not exist":
+            ["store", "copy", str(db), str(nowhere / "c.duckdb")],
     }
     env = {k: v for k, v in __import__("os").environ.items()
            if not k.startswith(("OPENAI", "ANTHROPIC", "PREFECT_API"))}
@@ -125,6 +163,7 @@ def test_bad_input_is_one_error_line_before_prefect(tmp_path, data_dir, bad_data
         assert expected in lines[0], (expected, lines[0])
         assert not got["prefect"], (args, "imported Prefect before the error")
     assert not db.with_name("runs.duckdb.wal").exists()       # nothing was written
+    assert not nowhere.exists() and not html.exists()
 
     # --debug (anywhere on the line) adds the traceback
     debug = run_driver([ok_run + ["--limit", "0", "--debug"]], env)[0]

@@ -7,6 +7,7 @@ MATHPROBE_UPDATE_SCREENSHOT=1 the top of the page also becomes docs/report.png, 
 screenshot."""
 from __future__ import annotations
 
+import json
 import os
 import re
 import shutil
@@ -126,6 +127,20 @@ def test_it_shows_the_views_numbers(page, results):
     # the differences from the baseline, with the McNemar counts of the perturbation
     s1 = page.locator('table.differences td[data-run="v1-perturbed"][data-stat="s1"]').first
     assert f"McNemar {N_WRONG}/{N_RIGHT}" in s1.inner_text()
+    # coloured by what the change means: a lower IK is better, a lower score worse
+    compared = json.loads(CliRunner().invoke(app, ["compare", "--db", str(results.db), "v1",
+                                                   "v1-perturbed", "--json"]).stdout)
+    diffs = {d["stat"]: d for d in compared["differences"] if d["run_b"] == "v1-perturbed"}
+    for stat in ("ik", "score.strict", "s1"):
+        d = diffs[stat]
+        way = {True: "better", False: "worse"}.get(d["improved"])
+        classes = page.locator(f'table.differences td[data-run="v1-perturbed"]'
+                               f'[data-stat="{stat}"]').first.get_attribute("class").split()
+        assert (way in classes) if way else not {"better", "worse"} & set(classes), (stat, d)
+        color = page.locator(f'table.differences td[data-run="v1-perturbed"][data-stat="{stat}"]'
+                             ' .v').first.evaluate("e => getComputedStyle(e).color")
+        assert color == {"better": "rgb(27, 127, 59)", "worse": "rgb(179, 38, 30)"}.get(
+            way, color), (stat, color)
     # the KCA transition matrix and the run details apart from the metrics
     assert "v1 (plain, rows) to v1-perturbed (kca, columns)" in page.inner_text("body")
     details = page.locator('section#runs tr[data-run="cmm-a"]').inner_text()

@@ -12,8 +12,8 @@ by `_measure`; the
 judge's prompts and verdict rules in `_judge` (the authors' GPT-4 prompt in `_judge_authors`),
 its audit against GPT-4's verdicts in `_audit`, the authors' result format (with their judge's
 verdicts) in `_results`, the report in `_report`, what compare and the HTML report show in
-`_compare` and `_plots`; the metrics are the SQL views of `sql/cmmath/` (cmmath_paper_*,
-cmmath_official_*).
+`_compare` and `_plots`, a chance guess in `_chance`; the metrics are the SQL views of
+`sql/cmmath/` (cmmath_paper_*, cmmath_official_*).
 """
 from __future__ import annotations
 
@@ -23,6 +23,7 @@ from typing import Any
 
 from mathprobe.tasks.benchmarks.cmmath import _audit as audit
 from mathprobe.tasks.benchmarks.cmmath._audit import audit_rules, run_judge_audit, sample_path
+from mathprobe.tasks.benchmarks.cmmath._chance import chance_answer, chance_level
 from mathprobe.tasks.benchmarks.cmmath._compare import CmmathComparison
 from mathprobe.tasks.benchmarks.cmmath._data import (NAME, STRATA, CmmathItem, Dataset, load,
                                                      reference_tables, strata)
@@ -117,6 +118,8 @@ class Cmmath(Benchmark):
     grade = staticmethod(grade)
     read_official_results = staticmethod(read_official_results)
     imported_tables = staticmethod(imported_tables)
+    chance_answer = staticmethod(chance_answer)
+    chance_level = staticmethod(chance_level)
 
 
 benchmark = Cmmath()

@@ -4,8 +4,8 @@ loose rules, step accuracy and the 12 knowledge categories.
 
 Data and validation in `_data`, prompts in `_prompts`, the authors' answer extraction in
 `_grader`, VLMEvalKit's judged extractor for what it cannot read in `_judge`, their result
-format in `_results`, the paper's tables in `_report`, what compare and
-the HTML report show in `_compare`; the metrics are the SQL views of `sql/wemath/`.
+format in `_results`, the paper's tables in `_report`, what compare and the HTML report show in
+`_compare`, a chance guess in `_chance`; the metrics are the SQL views of `sql/wemath/`.
 """
 from __future__ import annotations
 
@@ -14,6 +14,7 @@ from typing import Any, ClassVar
 from mathprobe.tasks.benchmarks.wemath._data import (NAME, STRATA, Dataset, WemathItem, item_id,
                                                      load, option_letters, reference_tables,
                                                      sample_unit, strata)
+from mathprobe.tasks.benchmarks.wemath._chance import chance_answer, chance_level
 from mathprobe.tasks.benchmarks.wemath._grader import GRADERS, extract_official, grade
 from mathprobe.tasks.benchmarks.wemath._judge import WemathJudge
 from mathprobe.tasks.benchmarks.wemath._prompts import DEFAULT_SETTING, SETTINGS, build_prompt
@@ -54,6 +55,8 @@ class WeMath(Benchmark):
     prompt = staticmethod(build_prompt)
     grade = staticmethod(grade)
     read_official_results = staticmethod(read_official_results)
+    chance_answer = staticmethod(chance_answer)
+    chance_level = staticmethod(chance_level)
 
     def result_formats(self):
         """The authors' result JSON, VLMEvalKit's predictions / judged files, lmms-eval's

@@ -16,10 +16,11 @@ DIMENSIONS = ("IK", "IG", "CM", "RM")
 
 
 def four_d(rule: str) -> tuple[Stat, ...]:
+    """Score and CM: higher is better; IK, IG and RM (failures, rote successes): lower."""
     return (Stat(f"score.{rule}", "Score", (f"score.{rule}",), counted=False),
-            Stat("ik", "IK", ("ik",)), Stat("ig", "IG", ("ig",)),
+            Stat("ik", "IK", ("ik",), better="lower"), Stat("ig", "IG", ("ig",), better="lower"),
             Stat(f"cm.{rule}", "CM", (f"cm.{rule}",)),
-            Stat(f"rm_rate.{rule}", "RM", (f"rm_rate.{rule}",)))
+            Stat(f"rm_rate.{rule}", "RM", (f"rm_rate.{rule}",), better="lower"))
 
 
 def leaves(store: Store) -> dict[str, list[str]]:
@@ -51,8 +52,10 @@ class WeMathComparison(Comparison):
                   (Stat("s1", "S1", ("s1",)), Stat("s2", "S2", ("s2",)), Stat("s3", "S3", ("s3",)),
                    *cats), note="category = mean of its leaf concepts' accuracies"),
             Table("shares", "WE-MATH problems by dimension (shares of N; they sum to 1)",
-                  (Stat("ik", "IK", ("ik",)), Stat("ig", "IG", ("ig",)),
-                   *(Stat(f"{d}.{rule}", f"{d.upper()} ({rule})", (f"{d}.{rule}",))
+                  (Stat("ik", "IK", ("ik",), better="lower"),
+                   Stat("ig", "IG", ("ig",), better="lower"),
+                   *(Stat(f"{d}.{rule}", f"{d.upper()} ({rule})", (f"{d}.{rule}",),
+                          better="higher" if d == "cm" else "lower")
                      for rule in RULES for d in ("cm", "rm"))), detail=True),
             Table("concepts", "WE-MATH accuracy of the 67 leaf concepts (one-step questions)",
                   concepts, detail=True),

@@ -10,9 +10,17 @@ import pytest
 from typer.testing import CliRunner
 
 from mathprobe.flows.cli import app
-from mathprobe.flows.eval import eval_flow
+from mathprobe.flows.common import call_flow
+from mathprobe.flows.eval import eval_flow as _eval_flow
 from mathprobe.tasks.benchmarks import cmmath
 from mathprobe.tasks.store import open_store
+
+
+def eval_flow(**params):
+    """The eval flow as the command line runs it: its report, also for a run whose judge left
+    verdicts missing (its flow run ends Failed 'Incomplete: ...')."""
+    return call_flow(_eval_flow, **params)
+
 
 pytestmark = pytest.mark.usefixtures("prefect_harness")
 JUDGE = "openai:fake-judge"
