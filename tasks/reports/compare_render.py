@@ -375,8 +375,8 @@ def render(result: ComparisonResult, width: int = 120) -> Group:
             table = _table(None, None)
             for k, c in enumerate(s.columns):
                 table.add_column(str(c), justify="left" if k == 0 else "right")
-            for row in s.rows:
-                table.add_row(*(str(v) for v in row))
+            for row in s.rows:          # a run named in a cell goes by its legend label
+                table.add_row(*(labels.get(v, v) if isinstance(v, str) else str(v) for v in row))
             parts += [Text(s.title, style="italic"), table] + ([Text(s.note, style="dim")]
                                                                if s.note else [])
         detail = [t.title for t in b.tables if t.detail]

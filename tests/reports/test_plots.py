@@ -156,7 +156,8 @@ def test_stacked_shares_add_up_and_carry_no_whiskers(small):
     svg = plots.svg(part.fig)
     titles = re.findall(r"<title>([^<]*)</title>", svg)
     assert any(t.startswith(f"IK: {100 * e['value']:.1f}% [{100 * e['ci_low']:.1f}, "
-                            f"{100 * e['ci_high']:.1f}] n={e['n']} (run v1)") for t in titles)
+                            f"{100 * e['ci_high']:.1f}] n={e['n']} ({e['ci_method']}) (run v1)")
+               for t in titles)
 
 
 def test_curve_bands_follow_their_intervals(small):
