@@ -13,7 +13,9 @@ from __future__ import annotations
 import re
 
 from mathprobe.tasks.benchmarks.cmmath._extract import CHOICE_MARKER_RE
-from mathprobe.tasks.benchmarks.cmmath._text import ZERO_WIDTH_RE, clean_text
+from mathprobe.tasks.benchmarks.cmmath._options import option_texts
+from mathprobe.tasks.benchmarks.cmmath._text import (ZERO_WIDTH_RE, canonical, clean_text,
+                                                     strip_wrappers)
 
 POSITIVE_QUESTION_RE = re.compile(r"正确的(?:是|有|为)|说法正确|叙述正确|结论正确|成立的(?:是|有)")
 NEGATIVE_QUESTION_RE = re.compile(r"不正确|错误|不成立|不合理|一定不|个数|几个")
@@ -73,17 +75,22 @@ def _negative(question: str) -> bool:
         not POSITIVE_QUESTION_RE.search(question.replace("不正确", ""))
 
 
-def judged_options(question: str, response: str, choices: tuple[str, ...]) -> frozenset[str] | None:
-    """A response that judges every option ("故A正确；…故B错误") without naming its choice: in a
-    question asking for the correct ones it has chosen those it calls correct. In one asking for
-    the wrong one ("下列说法错误的是") "D正确" may mean "statement D is true" or "D is the right
+def judged_options(question: str, response: str,
+                   choices: tuple[str, ...]) -> tuple[frozenset[str], ...] | None:
+    """The option sets a response that judges every option ("故A正确；…故B错误") without naming
+    its choice may have chosen, one per reading of "正确" (None when it judges not every option):
+    in a question asking for the correct ones, those it calls correct. In one asking for the
+    wrong one ("下列说法错误的是") "D正确" may mean "statement D is true" or "D is the right
     choice": only an option judged unlike all the others (one of them) is chosen, which both
-    readings agree on. Not in a question that counts the true statements ("正确的个数是")."""
+    readings agree on; without such an option both readings stand (those called correct, those
+    called wrong). In a question that says neither ("则（ ）"), an option called correct while
+    all the others are called wrong is chosen, else both readings stand. Not in a question that
+    counts the true statements ("正确的个数是")."""
     if not choices or COUNTING_QUESTION_RE.search(question):
         return None
     positive = bool(POSITIVE_QUESTION_RE.search(question)) and not NEGATIVE_QUESTION_RE.search(question)
     negative = _negative(question)
-    if positive == negative:
+    if positive and negative:
         return None
     judged: dict[str, bool] = {}
     for m in OPTION_JUDGED_RE.finditer(_plain(response)):
@@ -91,10 +98,17 @@ def judged_options(question: str, response: str, choices: tuple[str, ...]) -> fr
             judged[m.group(1)] = m.group(2) == "正确"
     if set(judged) != set(choices):
         return None
+    true = frozenset(k for k, v in judged.items() if v)
+    false = frozenset(k for k, v in judged.items() if not v)
     if positive:
-        return frozenset(k for k, v in judged.items() if v) or None
-    odd = [k for k, v in judged.items() if list(judged.values()).count(v) == 1]
-    return frozenset(odd) if len(odd) == 1 and len(judged) > 2 else None
+        return (true,) if true else None
+    if negative:
+        odd = [k for k, v in judged.items() if list(judged.values()).count(v) == 1]
+        if len(odd) == 1 and len(judged) > 2:
+            return (frozenset(odd),)
+    elif len(true) == 1 and len(judged) > 2:
+        return (true,)
+    return tuple(r for r in (true, false) if r) or None
 
 
 def all_options(question: str, response: str, choices: tuple[str, ...]) -> frozenset[str] | None:
@@ -151,3 +165,39 @@ def words_absent(option: str, response: str) -> bool | None:
         return None
     shared = len(wanted & _bigrams(response)) / len(wanted)
     return shared < 1 / 3
+
+
+_SHAPES = (("\\leqslant", "\\le"), ("\\geqslant", "\\ge"), ("\\leq", "\\le"),
+           ("\\geq", "\\ge"), ("≤", "\\le"), ("≥", "\\ge"), ("＜", "<"), ("＞", ">"),
+           ("，", ","), ("、", ","), ("；", ";"), ("（", "("), ("）", ")"), ("＝", "="),
+           ("\\cdot", "·"), ("\\times", "×"))
+
+
+def _shape(text: str) -> str:
+    """A text as written, for comparing spellings: no wrappers, dollars, braces or spaces, one
+    spelling of the relations and separators."""
+    s = strip_wrappers(text)
+    for a, b in _SHAPES:
+        s = s.replace(a, b)
+    return canonical(s).rstrip(".。．,;:")
+
+
+# what may come before an option's text where a statement ends with it ("所以i<5", "=4a-8b")
+_BOUNDARY_RE = re.compile(r"[\\A-Za-z0-9.^_+\-]$")
+
+
+def option_ending(question: str, response: str, choices: tuple[str, ...]) -> frozenset[str] | None:
+    """The option whose text (at least three characters as written, so not a bare number) the
+    response's last statement ends with ("所以$$i<{}5$$．" for "C.$$i<{}5$$", "所以顺序是2，4，3，1"),
+    the longest if several do; None if none does."""
+    texts = {k: _shape(v) for k, v in option_texts(question, choices).items()}
+    lines = [ln for ln in clean_text(response).split("\n") if ln.strip()]
+    if not lines or not texts:
+        return None
+    last = _shape(lines[-1])
+    hits = [k for k, t in texts.items() if len(t) >= 3 and last.endswith(t)
+            and not _BOUNDARY_RE.search(last[:len(last) - len(t)])]
+    if not hits:
+        return None
+    longest = max(hits, key=lambda k: len(texts[k]))
+    return frozenset(longest)

@@ -22,7 +22,7 @@ _MARKERS = [  # final-answer markers, most explicit first (the last occurrence i
 MARKER_RE = re.compile("|".join(f"(?:{m})" for m in _MARKERS), re.IGNORECASE)
 
 
-CONCLUSION_RE = re.compile(r"(?:所以|因此|综上所述|综上|故|从而|即|∴|输出|(?<!否)则|\\therefore\b|"
+CONCLUSION_RE = re.compile(r"(?:所以|因此|综上所述|综上|故|从而|即|∴|输出|解得|求得|可得|(?<!否)则|\\therefore\b|"
                            r"(?<![\\A-Za-z])(?:therefore|thus|hence|so)\b)", re.IGNORECASE)
 
 

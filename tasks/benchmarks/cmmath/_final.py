@@ -11,7 +11,7 @@ import re
 
 from mathprobe.tasks.benchmarks.cmmath._extract import (BLANK_RE, CONCLUDES_RE, NUMBER_RE,
                                                         RELATION_RE, final_region)
-from mathprobe.tasks.benchmarks.cmmath._mentions import mentioned_numbers
+from mathprobe.tasks.benchmarks.cmmath._mentions import mentioned_numbers, reference_absent
 from mathprobe.tasks.benchmarks.cmmath._text import (at_depth0, split_outside, split_words_outside,
                                                      strip_wrappers)
 from mathprobe.tasks.benchmarks.cmmath._values import (PART_LABEL_RE, Reference, Value, make_value,
@@ -55,8 +55,9 @@ def candidates(region: str, how: str) -> list[Value]:
             if rels:
                 lhs = part[rels[-2].end() if len(rels) > 1 else 0:rels[-1].start()]
                 respectively = "分别" in lhs
-                if _is_equation_side(lhs):
-                    # "3x + y = 24" states an equation, not the value 24
+                if len(rels) == 1 and _is_equation_side(lhs):
+                    # "3x + y = 24" states an equation, not the value 24 (but in a chain,
+                    # "V = πr^2h = 12π", the last value is stated)
                     stated.append(Value(part.strip(), False, None, "equation"))
                 else:
                     stated.append(make_value(part[rels[-1].end():]))
@@ -149,8 +150,12 @@ def grade_final(reference: Reference, response: str,
     if region is None:
         return None, None
     cands = candidates(region, how)
-    if len(cands) == 1 and re.fullmatch(r"[A-H]", cands[0].text.strip("()（）{} ")):
-        return cands[0].text, None           # "故选B" in a question whose options are in the figure
+    if len(cands) == 1 and re.fullmatch(r"[A-H]", cands[0].text.strip("()（）{} :：∶")):
+        # "故选B" in a question whose options are in the figure: the statement before it
+        before = _before_letter(response)
+        if before is None:
+            return cands[0].text, None
+        return grade_final(reference, before, whole)
     if not cands:
         if BLANK_RE.search(region):
             return "(blank)", False          # "面积为\\underline{}": the answer is left blank
@@ -160,6 +165,12 @@ def grade_final(reference: Reference, response: str,
     if how in ("boxed", "marker") and not reference.not_unique and _numberless(region) and all(
             sol and all(constant(a) for a in sol) for b in blanks for sol in b):
         return extracted, False              # "答案：射线OP是角AOB的平分线" for a number
+    if how in ("boxed", "marker") and not reference.not_unique and _names_no_statement(region) \
+            and all(a.kind == "circled" for b in blanks for sol in b for a in sol):
+        return extracted, False              # "答案：正确的结论是四边形AEPF的面积…" for ①②③④
+    if how in ("boxed", "marker") and whole and len(blanks) == 1 and len(blanks[0]) == 1 and \
+            reference_absent(reference, strip_wrappers(region)):
+        return extracted, False              # "答案：E站应建在距A站24千米的地方" for 12
     if len(blanks) == 1 and len(blanks[0]) == 1:
         alts = blanks[0][0]
         if len(cands) > 1 and any(_is_collection(a) for a in alts):
@@ -186,6 +197,27 @@ def grade_final(reference: Reference, response: str,
         return extracted, None
     flat = [s for b in blanks for s in b]
     return extracted, _same_sets(cands, flat)
+
+
+def _before_letter(response: str) -> str | None:
+    """The response before a closing "故选：B" (on its line, after a statement), or None."""
+    text = response.rstrip()
+    m = re.search(r"(?:故|所以|因此|应)?\s*选\s*[:：∶]?\s*\$*\s*[({]*\s*[A-H]\s*[)}]*\s*\$*[.。．]?$",
+                  text)
+    if m is None or not text[:m.start()].strip(" \t,，;；.。．\n"):
+        return None
+    return text[:m.start()]
+
+
+# how an answer may name statements by number: ①, (1), 第1个, "1、3", or a bare "13"
+STATEMENT_NUMBER_RE = re.compile(r"[①-⑩]|[(（]\s*\d+\s*[)）]|第\s*[一二三四五六七八九十\d]|"
+                                 r"(?<![\d./])\d(?:\s*[、,，和及与]\s*\d)+(?![\d./])|^[\d\s,，、]+$")
+
+
+def _names_no_statement(region: str) -> bool:
+    """A marked answer that names no statement by its number in any way (for a reference of
+    statement numbers, "①②④")."""
+    return not STATEMENT_NUMBER_RE.search(strip_wrappers(region))
 
 
 def _numberless(region: str) -> bool:

@@ -25,15 +25,15 @@ from __future__ import annotations
 import re
 
 from mathprobe.tasks.benchmarks.cmmath._choice import (all_options, declines, judged_options,
-                                                       listed_options, names_letter, words_absent)
+                                                       listed_options, names_letter, option_ending,
+                                                       words_absent)
 from mathprobe.tasks.benchmarks.cmmath._extract import extract_choice, final_region
-from mathprobe.tasks.benchmarks.cmmath._final import any_same, candidates, constant, grade_final
+from mathprobe.tasks.benchmarks.cmmath._final import candidates, constant, grade_final
 from mathprobe.tasks.benchmarks.cmmath._mentions import reference_absent
 from mathprobe.tasks.benchmarks.cmmath._options import gold_letters, option_texts
-from mathprobe.tasks.benchmarks.cmmath._parts import (concluded_values, named_values,
-                                                      reference_parts, response_parts,
-                                                      stated_values, value_named)
-from mathprobe.tasks.benchmarks.cmmath._text import CJK_RE, canonical, clean_text, strip_wrappers
+from mathprobe.tasks.benchmarks.cmmath._parts import reference_parts, response_parts
+from mathprobe.tasks.benchmarks.cmmath._stated import by_conclusions, by_name, states_text
+from mathprobe.tasks.benchmarks.cmmath._text import strip_wrappers
 from mathprobe.tasks.benchmarks.cmmath._values import (Reference, make_value, parse_reference,
                                                        same_value)
 from mathprobe.tasks.items import Item
@@ -47,77 +47,10 @@ def grade_free_form(reference: Reference, response: str,
     """A value answer against its reference; `whole`: the reference is one answer, not parts
     read as one (whose final statement may answer only the last part)."""
     extracted, verdict = grade_final(reference, response, whole)
-    if verdict is None and (_by_name(reference, response) or _by_conclusions(reference, response)
-                            or _states_text(reference, response)):
+    if verdict is None and (by_name(reference, response) or by_conclusions(reference, response)
+                            or states_text(reference, response)):
         return extracted, True
     return extracted, verdict
-
-
-NEGATION = "不没未非无否"
-
-
-def _states_text(reference: Reference, response: str) -> bool:
-    """A reference that is statements in words, one per blank ("模型②的拟合效果较好"; "能被录取，
-    不能获得高薪职位", each at least four Chinese characters), every one of which one of the
-    response's last three lines contains, not negated (no 不/没/未/非/无/否 just before it)."""
-    blanks = reference.blanks
-    if not blanks or any(len(b) != 1 or len(b[0]) != 1 or b[0][0].kind != "text" for b in blanks):
-        return False
-    lines = [canonical(make_value(ln).text)                     # normalised alike
-             for ln in clean_text(response).split("\n") if ln.strip()][-3:]
-    for (alts,) in blanks:
-        want = canonical(alts[0].text.rstrip("。．. "))
-        if len(CJK_RE.findall(want)) < 4 or not any(_says(line, want) for line in lines):
-            return False
-    return True
-
-
-def _says(line: str, want: str) -> bool:
-    at = line.rfind(want)
-    while at >= 0:
-        if not any(ch in NEGATION for ch in line[max(0, at - 2):at]):
-            return True
-        at = line.rfind(want, 0, at)
-    return False
-
-
-def _by_conclusions(reference: Reference, response: str) -> bool:
-    """A reference of several blanks whose every value the response states, each in a statement
-    of its own: a concluding one ("∴AB=2√13", "所以AC=3√13"), or any statement ("平均数为54")
-    when the final statement states reference values and nothing else."""
-    blanks = reference.blanks
-    if len(blanks) < 2 or any(len(b) != 1 for b in blanks):
-        return False
-    region, how = final_region(response)
-    final = candidates(region, how) if region is not None else []
-    if any(not any(any_same(c, b[0]) is True for b in blanks) for c in final):
-        return False
-    for values in (concluded_values(response), stated_values(response) if final else []):
-        stated = [make_value(value) for value in values]
-        used: set[int] = set()
-        for (alts,) in blanks:
-            hit = next((k for k, v in enumerate(stated) if k not in used
-                        and any_same(v, alts) is True), None)
-            if hit is None:
-                break
-            used.add(hit)
-        else:
-            return True
-    return False
-
-
-def _by_name(reference: Reference, response: str) -> bool:
-    """Every blank of the reference names its value ("a=0.05，b=0.2") and the response last
-    gives each of those names that value."""
-    if not reference.names or None in reference.names:
-        return False
-    stated = named_values(response)
-    for name, solutions in zip(reference.names, reference.blanks):
-        value = value_named(stated, name)
-        if value is None or len(solutions) != 1 or \
-                any_same(make_value(value), solutions[0]) is not True:
-            return False
-    return True
 
 
 def _choice_by_value(item: Item, response: str) -> frozenset[str] | None:
@@ -213,7 +146,15 @@ def grade_choice(item: Item, letters: frozenset[str], response: str) -> tuple[st
     if chosen is None:
         chosen = _choice_by_value(item, response)
     if chosen is None:
-        chosen = judged_options(item.question, response, item.choices)
+        chosen = option_ending(item.question, response, item.choices)
+    if chosen is None:
+        readings = judged_options(item.question, response, item.choices)
+        if readings is not None and len(readings) > 1:
+            # the options judged one by one, read either way: wrong when neither reading is
+            # the reference set, else undecided
+            return "/".join("".join(sorted(r)) for r in readings), (
+                None if letters in readings else False)
+        chosen = readings[0] if readings else None
     if chosen is None:
         chosen = all_options(item.question, response, item.choices)
     if chosen is None:

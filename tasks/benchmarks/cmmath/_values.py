@@ -318,6 +318,9 @@ def _blank_name(value: str, named: re.Match | None) -> str | None:
     return None
 
 
+REFERENCE_CONDITION_RE = re.compile(r"\s*(?:当|若|如果)[^，,；;=]*时\s*$")
+
+
 def parse_reference(gold: str) -> Reference | None:
     """The reference answer's structure: blanks (one per line), each a set of solutions
     (joined by 或), each with alternative spellings (joined by '/ ' or '##'). None when there
@@ -330,8 +333,11 @@ def parse_reference(gold: str) -> Reference | None:
     text = ASSIGNMENTS_RE.sub(lambda m: "$$，$$".join(m.group(1).split(",")).join(("$$", "$$")),
                               text)
     blanks, names = [], []
-    for value in (PART_LABEL_RE.sub("", v) for line in text.split("\n")
-                  for v in split_outside(line, "，,；;")):
+    values = [PART_LABEL_RE.sub("", v) for line in text.split("\n")
+              for v in split_outside(line, "，,；;。．")]
+    # "当研发经费为13万元时，销售额是155万元": a condition is no blank of its own
+    values = [v for v in values if not REFERENCE_CONDITION_RE.match(v)] or values
+    for value in values:
         named = SIMPLE_LHS_RE.match(value.strip())
         solutions = []
         for sol in split_words_outside(value, r"或"):
