@@ -35,6 +35,10 @@ RELATION_RE = re.compile(r"约等于|等于|约为|应为|取得?最[大小]值|
                          r"\b(?:is|are|equals?(?:\s+to)?)\b")
 
 
+# an inequality stated as the result ("∴2≤x≤4", "所以x>3")
+INEQUALITY_RE = re.compile(r"[<>≤≥＜＞]|\\(?:le|ge|leq|geq|leqslant|geqslant|lt|gt)(?![a-zA-Z])")
+
+
 CHOICE_MARKER_RE = re.compile(        # strong: they introduce the answer
     r"(?:故选|应选|所以选|因此选|选择|正确选项(?:是|为)?|答案(?:是|为|应为)?|"
     r"正确的(?:结论|说法|选项|叙述|命题|判断|序号)(?:编号)?(?:是|为|有)|(?:结论|说法)正确的(?:是|为|有)|"
@@ -105,7 +109,7 @@ def final_region(response: str) -> tuple[str | None, str]:
             region = ln[m.start():].strip()
             if in_math(ln, m.start()):           # "$$\\therefore x=5$$": keep the $$ balanced
                 region = "$$" + region
-            if RELATION_RE.search(region):
+            if RELATION_RE.search(region) or INEQUALITY_RE.search(region):
                 found.append((pos + m.start(), region, "conclusion"))
                 break
             if len(NUMBER_RE.findall(strip_wrappers(region))) == 1:

@@ -9,13 +9,13 @@ from __future__ import annotations
 
 import re
 
-from mathprobe.tasks.benchmarks.cmmath._extract import (BLANK_RE, CONCLUDES_RE, NUMBER_RE,
-                                                        RELATION_RE, final_region)
+from mathprobe.tasks.benchmarks.cmmath._extract import (BLANK_RE, CONCLUDES_RE, INEQUALITY_RE,
+                                                        NUMBER_RE, RELATION_RE, final_region)
 from mathprobe.tasks.benchmarks.cmmath._mentions import mentioned_numbers, reference_absent
 from mathprobe.tasks.benchmarks.cmmath._text import (at_depth0, split_outside, split_words_outside,
                                                      strip_wrappers)
-from mathprobe.tasks.benchmarks.cmmath._values import (PART_LABEL_RE, Reference, Value, make_value,
-                                                       same_value)
+from mathprobe.tasks.benchmarks.cmmath._values import (PART_LABEL_RE, Reference, Value,
+                                                       constant, make_value, same_value)
 
 
 def _is_equation_side(lhs: str) -> bool:
@@ -61,6 +61,10 @@ def candidates(region: str, how: str) -> list[Value]:
                     stated.append(Value(part.strip(), False, None, "equation"))
                 else:
                     stated.append(make_value(part[rels[-1].end():]))
+            elif how in ("conclusion", "last_line") and INEQUALITY_RE.search(part) and \
+                    _bare_value(CONCLUDES_RE.sub("", part, count=1)).parsed:
+                # "∴2≤x≤4": the inequality is what the clause states
+                stated.append(_bare_value(CONCLUDES_RE.sub("", part, count=1)))
             else:
                 value = _bare_value(part)
                 if respectively and value.kind == "math" and value.parsed:
@@ -97,16 +101,6 @@ def _is_collection(v: Value) -> bool:
     obj = v.parsed[0]
     return isinstance(obj, (sympy.FiniteSet, sympy.Tuple)) or (
         isinstance(obj, sympy.Interval) and not obj.is_empty)
-
-
-def constant(v: Value) -> bool:
-    """A reference value that is a plain number (no unknowns, no relation, no set)."""
-    import sympy
-
-    if v.kind != "math" or not v.parsed:
-        return False
-    obj = v.parsed[0]
-    return isinstance(obj, sympy.Expr) and not obj.free_symbols
 
 
 def _symbolic(v: Value) -> bool:

@@ -31,7 +31,8 @@ from mathprobe.tasks.benchmarks.cmmath._extract import extract_choice, final_reg
 from mathprobe.tasks.benchmarks.cmmath._final import candidates, constant, grade_final
 from mathprobe.tasks.benchmarks.cmmath._mentions import reference_absent
 from mathprobe.tasks.benchmarks.cmmath._options import gold_letters, option_texts
-from mathprobe.tasks.benchmarks.cmmath._parts import reference_parts, response_parts
+from mathprobe.tasks.benchmarks.cmmath._parts import (LABEL_RE, SUBLABEL_RE, reference_parts,
+                                                      response_parts)
 from mathprobe.tasks.benchmarks.cmmath._stated import by_conclusions, by_name, states_text
 from mathprobe.tasks.benchmarks.cmmath._text import strip_wrappers
 from mathprobe.tasks.benchmarks.cmmath._values import (Reference, make_value, parse_reference,
@@ -84,13 +85,18 @@ def _table_apart(part: str) -> tuple[str, Reference | None]:
     return rest.strip(), numbers
 
 
-def _grade_part(part: str, piece: str) -> tuple[str | None, bool | None]:
+def _grade_part(part: str, piece: str, question: str) -> tuple[str | None, bool | None]:
+    subparts = reference_parts(part, SUBLABEL_RE)        # "①30人和20人；②$$\\frac{3}{10}$$"
+    if subparts is not None:
+        extracted, verdict = grade_in_parts(subparts, piece, question, SUBLABEL_RE)
+        if verdict is not None:
+            return extracted, verdict
     rest, table = _table_apart(part)
     if table is not None and not table.blanks:
         return None, None
     if table is not None and reference_absent(table, piece):
         return "(table)", False                 # a value of the table it never writes
-    reference = parse_reference(rest) if strip_wrappers(rest) else None
+    reference = parse_reference(rest, question) if strip_wrappers(rest) else None
     if reference is None:
         return ("(table)", True) if table is not None and not strip_wrappers(rest) else (None, None)
     extracted, verdict = grade_free_form(reference, piece)
@@ -99,13 +105,15 @@ def _grade_part(part: str, piece: str) -> tuple[str | None, bool | None]:
     return extracted, verdict   # when the part never writes the value
 
 
-def grade_in_parts(parts: list[str], response: str) -> tuple[str | None, bool | None]:
-    """A reference in parts against the response's parts: right when every part is right,
-    wrong when some part is surely wrong, else undecided."""
-    pieces = response_parts(response, len(parts))
+def grade_in_parts(parts: list[str], response: str, question: str = "",
+                   labels_re: re.Pattern = LABEL_RE) -> tuple[str | None, bool | None]:
+    """A reference in parts against the response's parts (labelled alike: "(1)", or "①" within
+    a part): right when every part is right, wrong when some part is surely wrong, else
+    undecided."""
+    pieces = response_parts(response, len(parts), labels_re)
     if pieces is None:
         return None, None
-    results = [_grade_part(part, piece) for part, piece in zip(parts, pieces)]
+    results = [_grade_part(part, piece, question) for part, piece in zip(parts, pieces)]
     extracted = " | ".join(e or "?" for e, _ in results)[:200]
     verdicts = [v for _, v in results]
     if all(v is True for v in verdicts):
@@ -189,13 +197,13 @@ def grade_rules(item: Item, response: str | None) -> tuple[str | None, bool | No
     letters = gold_letters(gold)
     if letters is not None and (item.choices or item.part == "choice"):
         return grade_choice(item, letters, response)
-    reference = parse_reference(gold)
+    reference = parse_reference(gold, item.question)
     if reference is None:
         return None, None                       # no reference answer in the record
     extracted, verdict = None, None
     parts = reference_parts(gold)
     if parts is not None:
-        extracted, verdict = grade_in_parts(parts, response)
+        extracted, verdict = grade_in_parts(parts, response, item.question)
     if verdict is None:
         extracted, verdict = grade_free_form(reference, response, whole=parts is None)
     if verdict is None and reference_absent(reference, response):

@@ -93,12 +93,17 @@ def sentence_after(text: str, start: int) -> str:
 COMMENT_RE = re.compile(r"(?<=\S)\s*【(?:点睛|点评|考点|评注|名师点睛|方法点拨)】[\s\S]*$")
 
 
+UPRIGHT_SIGN_RE = re.compile(r"\\(?:mathrm|text|rm)\s*\{\s*([＝=，,、；;：:＋+－×÷.．%％])\s*\}")
+
+
 def clean_text(response: str) -> str:
     """Without zero-width characters, step marks (<STEP3>, ### Step 3:), HTML images (a
     figure after the answer is not where the answer ends) and a closing comment ("【点睛】")."""
     text = ZERO_WIDTH_RE.sub("", response).replace("\r", "")
     text = re.sub(r"<img\b[^>]*>", "", text, flags=re.IGNORECASE)
     text = COMMENT_RE.sub("", text)
+    # "x\\mathrm{＝}0.12", "[98\\mathrm{，}100)": a sign set upright is the sign
+    text = UPRIGHT_SIGN_RE.sub(r"\1", text)
     return re.sub(r"<STEP\s*\d+>|###\s*Step\s*\d+\s*[:：]?|<br\s*/?>", "\n", text,
                   flags=re.IGNORECASE)
 

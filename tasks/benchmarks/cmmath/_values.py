@@ -113,6 +113,7 @@ def _normalise_value(raw: str) -> tuple[str, bool]:
     s = _magnitude(s)
     s = s.replace("{+}", "+").replace("{-}", "-").replace("{}", "").replace("﹣", "-")
     s = re.sub(r"根号\s*(\d+(?:\.\d+)?|\{[^{}]*\})", lambda m: "\\sqrt{" + m.group(1).strip("{}") + "}", s)
+    s = _braced_fractions(s)
     s = s.replace("π", "\\pi ").replace("×", "\\times ").replace("÷", "/").replace("·", "\\cdot ")
     s = s.replace("²", "^2").replace("³", "^3").replace("∞", "\\infty ").replace("−", "-")
     s = re.sub(r"√\s*\(([^()]*)\)", r"\\sqrt{\1}", s)
@@ -120,9 +121,38 @@ def _normalise_value(raw: str) -> tuple[str, bool]:
     s = re.sub(r"√\s*([0-9.]+|[a-zA-Z])", r"\\sqrt{\1}", s)
     s = re.sub(r"(\d)\s*%|\\%", lambda m: (m.group(1) or "") + "/100", s)
     s = re.sub(r"\s+", " ", s).strip()
+    s = _ascending(s)
     while s.startswith("{") and s.endswith("}") and "," not in s and _balanced(s[1:-1]):
         s = s[1:-1].strip()           # "{{58}}": grouping braces, not a set
     return s, degrees
+
+
+_GREATER = {">": "<", "\\ge": "\\le", "\\geq": "\\le", "\\gt": "<"}
+_CHAIN_RE = re.compile(r"\s*(>|<|\\(?:geq?|leq?|gt|lt)(?![a-zA-Z]))\s*")
+
+
+def _ascending(s: str) -> str:
+    """"b>a>c" -> "c<a<b", "1>x\\ge -2" -> "-2\\le x<1": a chain of inequalities that all
+    point one way (greater) written the other way, so the two spellings compare equal."""
+    pieces = _CHAIN_RE.split(s)
+    relations = pieces[1::2]
+    if not relations or any(r not in _GREATER for r in relations) or \
+            any(not p.strip() or not _balanced(p) for p in pieces[::2]):
+        return s
+    out = pieces[::-1]
+    return " ".join(_GREATER.get(p, p) if k % 2 else p.strip() for k, p in enumerate(out))
+
+
+_FRAC_ARG = r"(\{[^{}]*\}|\\[a-zA-Z]+|[0-9a-zA-Z])"
+_FRAC_RE = re.compile(r"\\frac\s*" + _FRAC_ARG + r"\s*" + _FRAC_ARG)
+
+
+def _braced_fractions(s: str) -> str:
+    """"\\frac\\pi6" -> "\\frac{\\pi}{6}", "\\frac12" -> "\\frac{1}{2}": a fraction's arguments
+    braced, as the parser reads them."""
+    def brace(arg: str) -> str:
+        return arg if arg.startswith("{") else "{" + arg + "}"
+    return _FRAC_RE.sub(lambda m: "\\frac" + brace(m.group(1)) + brace(m.group(2)), s)
 
 
 MAGNITUDES = {"万亿": 12, "亿": 8, "万": 4}
@@ -249,8 +279,10 @@ def make_value(raw: str) -> Value:
 
 
 # "y = 8/x", "E(Y) = 80", "= -2a/3": a reference that names what it gives states its value
-# (a name: no digits, no operators; the rest holds no further "=").
-SIMPLE_LHS_RE = re.compile(r"^[^=\d+\-*/<>≤≥]*?(?:(?<![<>!])=(?!=)|\\approx|≈)\s*(?=[^=]*$)")
+# (a name: no operators, digits only in a subscript, "\\overline{x_{M9}}"; the rest holds no
+# further "=").
+SIMPLE_LHS_RE = re.compile(r"^(?:_\{[^=]*?\}|_\w|[^=\d+\-*/<>≤≥])*?(?:(?<![<>!])=(?!=)|\\approx|≈)\s*"
+                           r"(?=[^=]*$)")
 
 
 PART_LABEL_RE = re.compile(r"^\s*(?:[(（]\s*\d+\s*[)）]|[①-⑩](?=\s*\$*\s*[^①-⑩\s$]))\s*")
@@ -318,13 +350,48 @@ def _blank_name(value: str, named: re.Match | None) -> str | None:
     return None
 
 
-REFERENCE_CONDITION_RE = re.compile(r"\s*(?:当|若|如果)[^，,；;=]*时\s*$")
+REFERENCE_CONDITION_RE = re.compile(r"\s*(?:当|若|如果)[^，,；;]*时\s*$")
+_NUMBER_RE = re.compile(r"\d+(?:\.\d+)?")
 
 
-def parse_reference(gold: str) -> Reference | None:
+_SETTING_RE = re.compile(r"[A-Za-z](?:_\{?\w+\}?)?=-?\d+(?:\.\d+)?")
+
+
+def _given(value: str, question: str) -> bool:
+    """A condition ("当研发经费为13万元时") whose every number the question writes, and every
+    setting ("x=2") too, as such (not "当n=3时" for "求当n为何值时")."""
+    if not REFERENCE_CONDITION_RE.match(value):
+        return False
+    asked, bare = set(_NUMBER_RE.findall(question)), canonical(question)
+    return all(n in asked for n in _NUMBER_RE.findall(value)) and \
+        all(s in bare for s in _SETTING_RE.findall(canonical(value)))
+
+
+def _joined_values(value: str) -> list[str]:
+    """"30人和20人" -> ["30人", "20人"]: values joined by 和/与/及, each a number, are blanks of
+    their own; anything else is one blank."""
+    if make_value(value).kind != "text":
+        return [value]
+    pieces = split_words_outside(value, r"和|与|及")
+    if len(pieces) < 2 or any(not constant(make_value(p)) for p in pieces):
+        return [value]
+    return pieces
+
+
+def constant(v: Value) -> bool:
+    """A value that is a plain number (no unknowns, no relation, no set)."""
+    import sympy
+
+    if v.kind != "math" or not v.parsed:
+        return False
+    obj = v.parsed[0]
+    return isinstance(obj, sympy.Expr) and not obj.free_symbols
+
+
+def parse_reference(gold: str, question: str = "") -> Reference | None:
     """The reference answer's structure: blanks (one per line), each a set of solutions
     (joined by 或), each with alternative spellings (joined by '/ ' or '##'). None when there
-    is no reference ('暂无')."""
+    is no reference ('暂无'). A condition that restates the `question`'s values is dropped."""
     text = ZERO_WIDTH_RE.sub("", gold or "").strip()
     if not text or strip_wrappers(text) in NO_ANSWER:
         return None
@@ -335,8 +402,10 @@ def parse_reference(gold: str) -> Reference | None:
     blanks, names = [], []
     values = [PART_LABEL_RE.sub("", v) for line in text.split("\n")
               for v in split_outside(line, "，,；;。．")]
-    # "当研发经费为13万元时，销售额是155万元": a condition is no blank of its own
-    values = [v for v in values if not REFERENCE_CONDITION_RE.match(v)] or values
+    # "当研发经费为13万元时，销售额是155万元": a condition that restates the question's values
+    # is no blank of its own ("当n=3时", n asked for, is)
+    values = [v for v in values if not _given(v, question)] or values
+    values = [piece for v in values for piece in _joined_values(v)]
     for value in values:
         named = SIMPLE_LHS_RE.match(value.strip())
         solutions = []
