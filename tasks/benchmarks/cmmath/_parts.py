@@ -68,7 +68,7 @@ def response_parts(response: str, n: int,
 
 _NAME_VALUE_RE = re.compile(r"(?<![<>!=])(?:=|＝|≈|\\approx)(?!=)")
 _WORD_VALUE_RE = re.compile(r"约等于|等于|约为|应为|为|是|[:：]|(?<![<>!=])(?:=|＝|≈|\\approx)(?!=)")
-CJK_SPLIT_RE = re.compile(r"[\u3400-\u9fff]")
+CONDITION_END_RE = re.compile(r"([^\u3400-\u9fff]+)时")
 _NAME_START_RE = re.compile(r".*(?:[\u3400-\u9fff∴∵:：]|\\therefore|\\because)", re.DOTALL)
 
 
@@ -88,8 +88,9 @@ def named_values(response: str) -> list[tuple[str, str]]:
                 lhs = piece[:rels[0].start()]
                 key = name_key(lhs if words else _NAME_START_RE.sub("", lhs))
                 value = strip_wrappers(piece[rels[-1].end():])
-                if not words:           # "当w=30时f(p)取得最大值": the value ends with the math
-                    value = strip_wrappers(CJK_SPLIT_RE.split(value, 1)[0])
+                at = CONDITION_END_RE.match(value)
+                if at and not words:    # "当w=30时f(p)取得最大值": w is 30 (not "b=0.2不成立")
+                    value = strip_wrappers(at.group(1))
                 if key and value and not key[:1].isdigit() and word_name(key) == words:
                     out.append((key, value))
     return out
