@@ -30,7 +30,8 @@ CONDITION_RE = re.compile(r"\s*\$*\s*(?:当|若|如果|假设|设|令|由(?![^�
 
 def candidates(region: str, how: str) -> list[Value]:
     """Stated values of the final-answer region: per clause, the value after its last
-    relation word ('所以EF = 6' -> 6, '面积为8平方厘米' -> 8, 'AB = AC + BC = 5' -> 5). In an
+    relation word ('所以EF = 6' -> 6, '面积为8平方厘米' -> 8, 'AB = AC + BC = 5' -> 5), and the
+    values listed after it ('顺序是2，4，3，1'). In an
     explicitly marked region (boxed, 答案：, Answer:) where no clause has a relation word, the
     clauses themselves are the values; a 'number' region gives its one number."""
     if how == "number":            # with its order of magnitude: "投入498万元" is 4980000
@@ -47,14 +48,15 @@ def candidates(region: str, how: str) -> list[Value]:
         clauses = clauses[last:]
     # "当x=1/4时，S=-2": a condition states no answer
     clauses = [c for c in clauses if not CONDITION_RE.match(c)] or clauses
-    respectively = False        # "分别为1，2，4，3": the values after it are stated too
+    # "分别为1，2，4，3", "顺序是2，4，3，1": the values listed after a stated one are stated too
+    listing = False
     for clause in clauses:
         clause = PART_LABEL_RE.sub("", clause.lstrip(":： "))      # "：①9；②8"
         for part in split_words_outside(clause, r"或|\band\b|和"):
             rels = [m for m in RELATION_RE.finditer(part) if at_depth0(part, m.start())]
             if rels:
                 lhs = part[rels[-2].end() if len(rels) > 1 else 0:rels[-1].start()]
-                respectively = "分别" in lhs
+                listing = True
                 if len(rels) == 1 and _is_equation_side(lhs):
                     # "3x + y = 24" states an equation, not the value 24 (but in a chain,
                     # "V = πr^2h = 12π", the last value is stated)
@@ -67,10 +69,10 @@ def candidates(region: str, how: str) -> list[Value]:
                 stated.append(_bare_value(CONCLUDES_RE.sub("", part, count=1)))
             else:
                 value = _bare_value(part)
-                if respectively and value.kind == "math" and value.parsed:
+                if listing and make_value(part).parsed:       # a value, not "中位数202"
                     stated.append(value)
                 else:
-                    respectively = False
+                    listing = False
                     bare.append(value)
     out = stated if stated or how not in ("boxed", "marker") else bare
     return [v for v in out if v.text]
@@ -125,8 +127,10 @@ def any_same(c: Value, alts: tuple[Value, ...]) -> bool | None:
             c = make_value(c.bare_number)
         elif _symbolic(c):
             return False          # a number was asked for; the answer is no number
-    # against a reference such as "4m" (4 metres or 4 times m) only the same form decides
-    results = [None if r is False and a.bare_number is not None else r
+    # against a reference such as "4m" (4 metres or 4 times m) an answer is wrong only when
+    # it is neither
+    results = [r if r is not False or a.bare_number is None else
+               (False if same_value(c, make_value(a.bare_number)) is False else None)
                for a in alts for r in [same_value(c, a)]]
     if any(r is True for r in results):
         return True

@@ -140,6 +140,27 @@ def _gold_option_absent(item: Item, letters: frozenset[str], response: str) -> b
     return False
 
 
+def _other_value(item: Item, letters: frozenset[str], response: str) -> str | None:
+    """The value the response's final statement states, when the right option is a number,
+    the value is one too and differs from it (not within 2%, not the same in another unit of
+    ten), and the response never names the right option's letter: it did not choose that
+    option ("解得k=6" for "D.4个"); else None."""
+    texts = option_texts(item.question, item.choices)
+    if len(letters) != 1 or next(iter(letters)) not in texts:
+        return None
+    (letter,) = letters
+    right = make_value(texts[letter])
+    region, how = final_region(response)
+    if region is None or not constant(right) or names_letter(response, letter):
+        return None
+    cands = candidates(region, how)
+    if len(cands) != 1 or not constant(cands[0]) or same_value(cands[0], right) is not False:
+        return None
+    if not reference_absent(Reference((((right,),),)), strip_wrappers(cands[0].text)):
+        return None                             # 0.5 against 50%, 2/3 against 0.667
+    return cands[0].text
+
+
 def grade_choice(item: Item, letters: frozenset[str], response: str) -> tuple[str | None, bool | None]:
     """A choice answer: the option set the response names (listed after the final marker, a
     marked letter group, an option's value, options judged one by one, a claim about all
@@ -170,6 +191,9 @@ def grade_choice(item: Item, letters: frozenset[str], response: str) -> tuple[st
             return "(declined)", False          # "无法确定": no option picked
         if _gold_option_absent(item, letters, response):
             return None, False                  # the right option never named in any way
+        stated = _other_value(item, letters, response)
+        if stated is not None:
+            return stated, False                # concludes a value the right option is not
         return None, None
     if not chosen:
         return "(none)", False                  # "all are true", asked which is false
