@@ -35,6 +35,10 @@ RELATION_RE = re.compile(r"约等于|等于|约为|应为|取得?最[大小]值|
                          r"\b(?:is|are|equals?(?:\s+to)?)\b")
 
 
+# a count stated as the result ("青年有17万人", "共有35条"): read where no other relation is
+COUNT_RE = re.compile(r"(?<![没还只])有(?=\s*\$*\s*-?\d)")
+
+
 # an inequality stated as the result ("∴2≤x≤4", "所以x>3")
 INEQUALITY_RE = re.compile(r"[<>≤≥＜＞]|\\(?:le|ge|leq|geq|leqslant|geqslant|lt|gt)(?![a-zA-Z])")
 
@@ -109,7 +113,8 @@ def final_region(response: str) -> tuple[str | None, str]:
             region = ln[m.start():].strip()
             if in_math(ln, m.start()):           # "$$\\therefore x=5$$": keep the $$ balanced
                 region = "$$" + region
-            if RELATION_RE.search(region) or INEQUALITY_RE.search(region):
+            if RELATION_RE.search(region) or INEQUALITY_RE.search(region) or \
+                    COUNT_RE.search(region):
                 found.append((pos + m.start(), region, "conclusion"))
                 break
             if len(NUMBER_RE.findall(strip_wrappers(region))) == 1:

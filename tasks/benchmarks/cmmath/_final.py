@@ -9,8 +9,9 @@ from __future__ import annotations
 
 import re
 
-from mathprobe.tasks.benchmarks.cmmath._extract import (BLANK_RE, CONCLUDES_RE, INEQUALITY_RE,
-                                                        NUMBER_RE, RELATION_RE, final_region)
+from mathprobe.tasks.benchmarks.cmmath._extract import (BLANK_RE, CONCLUDES_RE, COUNT_RE,
+                                                        INEQUALITY_RE, NUMBER_RE, RELATION_RE,
+                                                        final_region)
 from mathprobe.tasks.benchmarks.cmmath._mentions import mentioned_numbers, reference_absent
 from mathprobe.tasks.benchmarks.cmmath._text import (at_depth0, split_outside, split_words_outside,
                                                      strip_wrappers)
@@ -74,6 +75,8 @@ def candidates(region: str, how: str) -> list[Value]:
                 else:
                     listing = False
                     bare.append(value)
+    if not stated and how in ("conclusion", "last_line"):
+        stated = [make_value(c[m.end():]) for c in clauses for m in list(COUNT_RE.finditer(c))[-1:]]
     out = stated if stated or how not in ("boxed", "marker") else bare
     return [v for v in out if v.text]
 

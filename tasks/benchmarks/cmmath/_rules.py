@@ -141,7 +141,7 @@ def _gold_option_absent(item: Item, letters: frozenset[str], response: str) -> b
 
 
 def _other_value(item: Item, letters: frozenset[str], response: str) -> str | None:
-    """The value the response's final statement states, when the right option is a number,
+    """The value the response's concluding statement states, when the right option is a number,
     the value is one too and differs from it (not within 2%, not the same in another unit of
     ten), and the response never names the right option's letter: it did not choose that
     option ("解得k=6" for "D.4个"); else None."""
@@ -151,8 +151,9 @@ def _other_value(item: Item, letters: frozenset[str], response: str) -> str | No
     (letter,) = letters
     right = make_value(texts[letter])
     region, how = final_region(response)
-    if region is None or not constant(right) or names_letter(response, letter):
-        return None
+    if how not in ("boxed", "marker", "conclusion") or not constant(right) or \
+            names_letter(response, letter):
+        return None                             # (a last line may be a step: "第四步：S=105")
     cands = candidates(region, how)
     if len(cands) != 1 or not constant(cands[0]) or same_value(cands[0], right) is not False:
         return None

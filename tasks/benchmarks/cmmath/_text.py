@@ -93,6 +93,15 @@ def sentence_after(text: str, start: int) -> str:
 COMMENT_RE = re.compile(r"(?<=\S)\s*【(?:点睛|点评|考点|评注|名师点睛|方法点拨)】[\s\S]*$")
 
 
+# "P(A){=}\\frac{4}{10}", "x{=75}": a sign in braces of its own
+BRACED_SIGN_RE = re.compile(r"\{\s*([=＝<>])(?=[^{}]*\})([^{}]*)\}")
+
+
+def unbrace_signs(text: str) -> str:
+    """"{=}" -> "=", "x{=75}" -> "x=75": relation signs out of the braces that hide them."""
+    return BRACED_SIGN_RE.sub(r"\1\2", text)
+
+
 UPRIGHT_SIGN_RE = re.compile(r"\\(?:mathrm|text|rm)\s*\{\s*([＝=，,、；;：:＋+－×÷.．%％])\s*\}")
 
 
@@ -103,7 +112,7 @@ def clean_text(response: str) -> str:
     text = re.sub(r"<img\b[^>]*>", "", text, flags=re.IGNORECASE)
     text = COMMENT_RE.sub("", text)
     # "x\\mathrm{＝}0.12", "[98\\mathrm{，}100)": a sign set upright is the sign
-    text = UPRIGHT_SIGN_RE.sub(r"\1", text)
+    text = unbrace_signs(UPRIGHT_SIGN_RE.sub(r"\1", text))
     return re.sub(r"<STEP\s*\d+>|###\s*Step\s*\d+\s*[:：]?|<br\s*/?>", "\n", text,
                   flags=re.IGNORECASE)
 

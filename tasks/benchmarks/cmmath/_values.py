@@ -10,8 +10,8 @@ from functools import lru_cache
 from typing import Any
 
 from mathprobe.tasks.benchmarks.cmmath._text import (CJK_RE, ZERO_WIDTH_RE, at_depth0, canonical,
-                                                     split_outside, split_words_outside,
-                                                     strip_wrappers)
+                                                     in_math, split_outside, split_words_outside,
+                                                     strip_wrappers, unbrace_signs)
 
 
 NO_ANSWER = ("暂无", "无", "略")   # "not available": the record carries no reference answer
@@ -367,6 +367,34 @@ def _given(value: str, question: str) -> bool:
         all(s in bare for s in _SETTING_RE.findall(canonical(value)))
 
 
+RESPECTIVELY_RE = re.compile(r"分别(?:为|是|抽取|有)[:：]?")
+
+
+def _respectively(line: str) -> str:
+    """"第3，4，5组的频率分别为0.3，0.2，0.1" -> "0.3，0.2，0.1": the values after 分别为,
+    not the names listed before it."""
+    hits = [m for m in RESPECTIVELY_RE.finditer(line) if not in_math(line, m.start())]
+    return line[hits[-1].end():] if len(hits) == 1 else line
+
+
+def _math_separators(line: str) -> str:
+    """"$$1；0.011$$" -> "$$1$$；$$0.011$$": a full-width separator inside math at no bracket
+    depth separates two values."""
+    out, depth, math = [], 0, False
+    for ch in line:
+        if ch == "$":
+            math = not math if not out or out[-1] != "$" else math
+        elif ch in "([{（":
+            depth += 1
+        elif ch in ")]}）":
+            depth = max(0, depth - 1)
+        elif ch in "，；" and math and depth == 0:
+            out.append("$$" + ch + "$$")
+            continue
+        out.append(ch)
+    return "".join(out)
+
+
 def _joined_values(value: str) -> list[str]:
     """"30人和20人" -> ["30人", "20人"]: values joined by 和/与/及, each a number, are blanks of
     their own; anything else is one blank."""
@@ -392,7 +420,7 @@ def parse_reference(gold: str, question: str = "") -> Reference | None:
     """The reference answer's structure: blanks (one per line), each a set of solutions
     (joined by 或), each with alternative spellings (joined by '/ ' or '##'). None when there
     is no reference ('暂无'). A condition that restates the `question`'s values is dropped."""
-    text = ZERO_WIDTH_RE.sub("", gold or "").strip()
+    text = unbrace_signs(ZERO_WIDTH_RE.sub("", gold or "")).strip()
     if not text or strip_wrappers(text) in NO_ANSWER:
         return None
     not_unique = bool(NOT_UNIQUE_RE.search(text))
@@ -401,7 +429,7 @@ def parse_reference(gold: str, question: str = "") -> Reference | None:
                               text)
     blanks, names = [], []
     values = [PART_LABEL_RE.sub("", v) for line in text.split("\n")
-              for v in split_outside(line, "，,；;。．")]
+              for v in split_outside(_respectively(_math_separators(line)), "，,；;。．")]
     # "当研发经费为13万元时，销售额是155万元": a condition that restates the question's values
     # is no blank of its own ("当n=3时", n asked for, is)
     values = [v for v in values if not _given(v, question)] or values
