@@ -20,8 +20,10 @@ from mathprobe.tasks.benchmarks.cmmath._text import (ZERO_WIDTH_RE, canonical, c
 POSITIVE_QUESTION_RE = re.compile(r"正确的(?:是|有|为)|说法正确|叙述正确|结论正确|成立的(?:是|有)")
 NEGATIVE_QUESTION_RE = re.compile(r"不正确|错误|不成立|不合理|一定不|个数|几个")
 COUNTING_QUESTION_RE = re.compile(r"个数|几个|多少个")
-# "A正确", "选项B错误", "C项说法不正确" (not "A是正确的": that may call A the right choice)
-OPTION_JUDGED_RE = re.compile(r"(?:选项)?([A-H])\s*(?:项|选项)?\s*(?:说法|叙述|结论)?\s*(不正确|正确|错误)")
+# "A正确", "选项B错误", "C项说法不正确", "AB错误" (not "A是正确的": that may call A the right
+# choice)
+OPTION_JUDGED_RE = re.compile(r"(?:选项)?((?<![A-Za-z])[A-H](?:\s*[、,，和与及]?\s*[A-H])*)\s*(?:项|选项)?\s*"
+                              r"(?:说法|叙述|结论)?\s*(?:都|均)?\s*(不正确|正确|错误)")
 
 # "all options are true / false" said of the options at once
 ALL_OPTIONS_RE = re.compile(
@@ -94,8 +96,9 @@ def judged_options(question: str, response: str,
         return None
     judged: dict[str, bool] = {}
     for m in OPTION_JUDGED_RE.finditer(_plain(response)):
-        if m.group(1) in choices:
-            judged[m.group(1)] = m.group(2) == "正确"
+        for letter in re.findall(r"[A-H]", m.group(1)):
+            if letter in choices:
+                judged[letter] = m.group(2) == "正确"
     if set(judged) != set(choices):
         return None
     true = frozenset(k for k, v in judged.items() if v)
@@ -201,3 +204,37 @@ def option_ending(question: str, response: str, choices: tuple[str, ...]) -> fro
         return None
     longest = max(hits, key=lambda k: len(texts[k]))
     return frozenset(longest)
+
+
+CIRCLED = "①②③④⑤⑥⑦⑧⑨⑩"
+# "∴③正确", "④错误", "②的说法不正确"
+STATEMENT_JUDGED_RE = re.compile(r"([①-⑩])\s*(?:的)?\s*(?:说法|结论|命题|判断)?\s*(?:是)?\s*"
+                                 r"(不正确|正确|错误|不成立|成立)")
+_OPTION_SET_RE = re.compile(r"^[\s$①-⑩、,，;；和与及]+$")
+
+
+def judged_statements(question: str, response: str, choices: tuple[str, ...]) -> frozenset[str] | None:
+    """The option a response chooses by judging the question's numbered statements one by one
+    ("∴②错误 … ∴③正确 … ∴④正确"): the option that lists exactly the statements it calls true
+    (in a question asking for the true ones; the false ones where it asks for those), or that
+    counts them ("正确的个数是", "正确的有几个": the option whose number is their count). None
+    unless every statement of the question is judged and the question asks for one kind."""
+    statements = set(ch for ch in question if ch in CIRCLED)
+    if not choices or len(statements) < 2:
+        return None
+    judged: dict[str, bool] = {}
+    for m in STATEMENT_JUDGED_RE.finditer(_plain(response)):
+        judged[m.group(1)] = m.group(2) in ("正确", "成立")
+    asks_false = bool(re.search(r"不正确|错误|不成立|假命题", question))
+    asks_true = bool(re.search(r"正确|成立|真命题", re.sub(r"不正确|不成立", "", question)))
+    if not statements <= set(judged) or asks_false == asks_true:
+        return None
+    want = frozenset(k for k in statements if judged[k] == asks_true)
+    texts = option_texts(question, choices)
+    if COUNTING_QUESTION_RE.search(question):
+        counts = {k: re.fullmatch(r"[\s$]*(\d+)[\s$]*个?\s*", t) for k, t in texts.items()}
+        hits = [k for k, m in counts.items() if m and int(m.group(1)) == len(want)]
+    else:
+        hits = [k for k, t in texts.items() if _OPTION_SET_RE.match(t)
+                and frozenset(ch for ch in t if ch in CIRCLED) == want]
+    return frozenset(hits) if len(hits) == 1 else None

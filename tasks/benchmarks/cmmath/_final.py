@@ -15,8 +15,8 @@ from mathprobe.tasks.benchmarks.cmmath._extract import (BLANK_RE, CONCLUDES_RE, 
 from mathprobe.tasks.benchmarks.cmmath._mentions import mentioned_numbers, reference_absent
 from mathprobe.tasks.benchmarks.cmmath._text import (at_depth0, split_outside, split_words_outside,
                                                      strip_wrappers)
-from mathprobe.tasks.benchmarks.cmmath._values import (PART_LABEL_RE, Reference, Value,
-                                                       constant, make_value, same_value)
+from mathprobe.tasks.benchmarks.cmmath._reference import PART_LABEL_RE, Reference
+from mathprobe.tasks.benchmarks.cmmath._values import Value, constant, make_value, same_value
 
 
 def _is_equation_side(lhs: str) -> bool:

@@ -25,18 +25,19 @@ from __future__ import annotations
 import re
 
 from mathprobe.tasks.benchmarks.cmmath._choice import (all_options, declines, judged_options,
-                                                       listed_options, names_letter, option_ending,
-                                                       words_absent)
+                                                       judged_statements, listed_options,
+                                                       names_letter, option_ending, words_absent)
 from mathprobe.tasks.benchmarks.cmmath._extract import extract_choice, final_region
 from mathprobe.tasks.benchmarks.cmmath._final import candidates, constant, grade_final
 from mathprobe.tasks.benchmarks.cmmath._mentions import reference_absent
 from mathprobe.tasks.benchmarks.cmmath._options import gold_letters, option_texts
 from mathprobe.tasks.benchmarks.cmmath._parts import (LABEL_RE, SUBLABEL_RE, reference_parts,
                                                       response_parts)
-from mathprobe.tasks.benchmarks.cmmath._stated import by_conclusions, by_name, states_text
+from mathprobe.tasks.benchmarks.cmmath._stated import (by_conclusions, by_name, never_stated,
+                                                       states_text)
 from mathprobe.tasks.benchmarks.cmmath._text import strip_wrappers
-from mathprobe.tasks.benchmarks.cmmath._values import (Reference, make_value, parse_reference,
-                                                       same_value)
+from mathprobe.tasks.benchmarks.cmmath._reference import Reference, parse_reference
+from mathprobe.tasks.benchmarks.cmmath._values import make_value, same_value
 from mathprobe.tasks.items import Item
 from mathprobe.tasks.options import LETTERS
 
@@ -100,9 +101,10 @@ def _grade_part(part: str, piece: str, question: str) -> tuple[str | None, bool 
     if reference is None:
         return ("(table)", True) if table is not None and not strip_wrappers(rest) else (None, None)
     extracted, verdict = grade_free_form(reference, piece)
-    if verdict is False and not reference_absent(reference, piece):
+    if verdict is False and not reference_absent(reference, piece) and \
+            not never_stated(reference, piece):
         verdict = None          # a part's last statement may not be its answer: wrong only
-    return extracted, verdict   # when the part never writes the value
+    return extracted, verdict   # when the part never writes the value, or never states it
 
 
 def grade_in_parts(parts: list[str], response: str, question: str = "",
@@ -185,6 +187,8 @@ def grade_choice(item: Item, letters: frozenset[str], response: str) -> tuple[st
             return "/".join("".join(sorted(r)) for r in readings), (
                 None if letters in readings else False)
         chosen = readings[0] if readings else None
+    if chosen is None:
+        chosen = judged_statements(item.question, response, item.choices)
     if chosen is None:
         chosen = all_options(item.question, response, item.choices)
     if chosen is None:

@@ -7,10 +7,12 @@ from __future__ import annotations
 
 from mathprobe.tasks.benchmarks.cmmath._extract import final_region
 from mathprobe.tasks.benchmarks.cmmath._final import any_same, candidates
+from mathprobe.tasks.benchmarks.cmmath._mentions import reference_absent
 from mathprobe.tasks.benchmarks.cmmath._parts import (concluded_values, named_values,
                                                       stated_values, value_named)
 from mathprobe.tasks.benchmarks.cmmath._text import CJK_RE, canonical, clean_text
-from mathprobe.tasks.benchmarks.cmmath._values import Reference, make_value
+from mathprobe.tasks.benchmarks.cmmath._reference import Reference
+from mathprobe.tasks.benchmarks.cmmath._values import constant, make_value
 
 
 NEGATION = "不没未非无否"
@@ -93,3 +95,13 @@ def by_name(reference: Reference, response: str) -> bool:
                 any_same(make_value(value), solutions[0]) is not True:
             return False
     return True
+
+
+def never_stated(reference: Reference, response: str) -> bool:
+    """A reference of one number that no statement of the response states (after a relation
+    word: "…为0.44", "P=0.44") in any form, nor within 2% (`_mentions`): the response never
+    gave it as a result, even if the number occurs in its working."""
+    blanks = reference.blanks
+    if len(blanks) != 1 or len(blanks[0]) != 1 or not all(constant(a) for a in blanks[0][0]):
+        return False
+    return reference_absent(reference, "\n".join(stated_values(response)))
