@@ -13,10 +13,11 @@ from mathprobe.tasks.benchmarks.cmmath._extract import (BLANK_RE, CONCLUDES_RE, 
                                                         INEQUALITY_RE, NUMBER_RE, RELATION_RE,
                                                         final_region)
 from mathprobe.tasks.benchmarks.cmmath._mentions import mentioned_numbers, reference_absent
-from mathprobe.tasks.benchmarks.cmmath._text import (at_depth0, split_outside, split_words_outside,
-                                                     strip_wrappers)
 from mathprobe.tasks.benchmarks.cmmath._reference import PART_LABEL_RE, Reference
-from mathprobe.tasks.benchmarks.cmmath._values import Value, constant, make_value, same_value
+from mathprobe.tasks.benchmarks.cmmath._text import (CJK_RE, at_depth0, split_outside,
+                                                     split_words_outside, strip_wrappers)
+from mathprobe.tasks.benchmarks.cmmath._values import (Value, constant, make_value, numeric,
+                                                       same_value)
 
 
 def _is_equation_side(lhs: str) -> bool:
@@ -75,10 +76,21 @@ def candidates(region: str, how: str) -> list[Value]:
                 else:
                     listing = False
                     bare.append(value)
-    if not stated and how in ("conclusion", "last_line"):
-        stated = [make_value(c[m.end():]) for c in clauses for m in list(COUNT_RE.finditer(c))[-1:]]
+    if not stated:          # "青年有17万人", "图n中有2n个小黑点"
+        stated = [_counted(c[m.end():]) for c in clauses for m in list(COUNT_RE.finditer(c))[-1:]]
     out = stated if stated or how not in ("boxed", "marker") else bare
     return [v for v in out if v.text]
+
+
+def _counted(rest: str) -> Value:
+    """The value a count states: "17$$万人" -> 170000, "2n 个小黑点" -> 2n."""
+    value = make_value(rest)
+    if value.kind == "text":
+        lead = re.match(r"[^\u3400-\u9fff]*(?:万亿|亿|万)?", rest).group(0)
+        counted = make_value(lead)
+        if counted.kind == "math" and counted.parsed:
+            return counted
+    return value
 
 
 # "解集(-1, 2)", "答案 x>3": words before the value a marked answer states
@@ -108,6 +120,11 @@ def _is_collection(v: Value) -> bool:
         isinstance(obj, sympy.Interval) and not obj.is_empty)
 
 
+def _words_only(v: Value) -> bool:
+    """A reference in words that writes no number in any form (digits, number words)."""
+    return v.kind == "text" and bool(CJK_RE.search(v.text)) and not mentioned_numbers(v.text)
+
+
 def _symbolic(v: Value) -> bool:
     """A stated value that is no number: segment or angle names, or unknowns (BD + 2, r - d)."""
     import sympy
@@ -125,6 +142,8 @@ def any_same(c: Value, alts: tuple[Value, ...]) -> bool | None:
     if alts and (c.kind == "circled") != all(a.kind == "circled" for a in alts) and (
             constant(c) or all(constant(a) for a in alts)):
         return False     # statement numbers (①②④) for a number, or a number for statements
+    if alts and constant(c) and all(_words_only(a) for a in alts):
+        return False     # a number for a name or statement in words ("新手是11" for "小林")
     if alts and all(constant(a) for a in alts):
         if c.bare_number is not None:     # a number was asked for: "500m" is 500 metres
             c = make_value(c.bare_number)
@@ -164,8 +183,8 @@ def grade_final(reference: Reference, response: str,
     extracted = "; ".join(c.text for c in cands)[:200]
     blanks = reference.blanks
     if how in ("boxed", "marker") and not reference.not_unique and _numberless(region) and all(
-            sol and all(constant(a) for a in sol) for b in blanks for sol in b):
-        return extracted, False              # "答案：射线OP是角AOB的平分线" for a number
+            sol and all(numeric(a) for a in sol) for b in blanks for sol in b):
+        return extracted, False              # "答案：射线OP是角AOB的平分线" for a number, a point
     if how in ("boxed", "marker") and not reference.not_unique and _names_no_statement(region) \
             and all(a.kind == "circled" for b in blanks for sol in b for a in sol):
         return extracted, False              # "答案：正确的结论是四边形AEPF的面积…" for ①②③④

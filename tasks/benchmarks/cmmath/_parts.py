@@ -12,7 +12,7 @@ from mathprobe.tasks.benchmarks.cmmath._reference import name_key, word_name
 
 _N = r"\s*([1-9]|[ⅠⅡⅢⅣⅤ]|I{1,3}|IV|V)\s*"
 # "(1)", "（Ⅱ）", or the label alone in math, "$$(1)$$" (not the "$$" that opens the answer)
-LABEL_RE = re.compile(r"\$+\s*[(（]" + _N + r"[)）]\s*\$+|[(（]" + _N + r"[)）]")
+LABEL_RE = re.compile(r"\$+[ \t]*[(（]" + _N + r"[)）][ \t]*\$+|[(（]" + _N + r"[)）]")
 ROMAN = {"Ⅰ": 1, "Ⅱ": 2, "Ⅲ": 3, "Ⅳ": 4, "Ⅴ": 5, "I": 1, "II": 2, "III": 3, "IV": 4, "V": 5}
 
 

@@ -49,9 +49,10 @@ def grade_free_form(reference: Reference, response: str,
     """A value answer against its reference; `whole`: the reference is one answer, not parts
     read as one (whose final statement may answer only the last part)."""
     extracted, verdict = grade_final(reference, response, whole)
-    if verdict is None and (by_name(reference, response) or by_conclusions(reference, response)
-                            or states_text(reference, response)):
+    if verdict is None and (by_name(reference, response) or by_conclusions(reference, response)):
         return extracted, True
+    if verdict is not True and states_text(reference, response):
+        return extracted, True      # the statement in words said, whatever number came before
     return extracted, verdict
 
 

@@ -20,7 +20,9 @@ UNITS = sorted([
     "立方米", "立方单位", "厘米", "毫米", "分米", "千米", "公里", "米", "英尺", "度", "元", "分钟",
     "小时", "秒", "天", "人", "个", "名", "本", "块", "次", "步", "尺", "千克", "克", "吨",
     "毫升", "升", "倍", "条", "只", "根", "张", "页", "辆", "棵", "件", "种", "岁", "周", "年",
-    "分", "单位", "处", "枚", "盒", "箱", "瓶", "支",
+    "分", "单位", "处", "枚", "盒", "箱", "瓶", "支", "间", "户", "家", "株", "头", "匹", "朵",
+    "颗", "粒", "份", "套", "双", "台", "部", "架", "艘", "座", "所", "栋", "组", "队", "班",
+    "场", "题", "道", "首", "篇", "斤", "公斤", "公顷", "亩",
 ], key=len, reverse=True)
 
 
@@ -253,6 +255,11 @@ def _has_words(s: str) -> bool:
     return bool(re.search(r"[A-Za-z]{3,}", MATH_WORDS_RE.sub(" ", s)))
 
 
+# an ordinal with what it counts: "第4个月份", "第14天", "第3组"
+ORDINAL_RE = re.compile(r"第\s*(\d+)\s*(?:个|位|名|次|组|天|年|周|层|排|行|列|项|号)?\s*"
+                        r"[\u4e00-\u9fff]{0,3}")
+
+
 @lru_cache(maxsize=CACHE_SIZE)
 def make_value(raw: str) -> Value:
     s, degrees = _normalise_value(raw)
@@ -262,6 +269,9 @@ def make_value(raw: str) -> Value:
     if bare and all(ch in CIRCLED for ch in bare):
         # statement numbers ("which are true?": ①②④): compared as sets
         return Value("".join(sorted(set(bare), key=CIRCLED.index)), degrees, None, "circled")
+    ordinal = ORDINAL_RE.fullmatch(s)
+    if ordinal:                         # "第4个月份", "第14天": the number
+        return make_value(ordinal.group(1))
     if CJK_RE.search(s) or _has_words(s):
         return Value(s, degrees, None, "text")
     if GEO_NAME_RE.search(s):
@@ -270,6 +280,16 @@ def make_value(raw: str) -> Value:
         return Value(s, degrees, None, "relation_geo")
     unit = BARE_UNIT_RE.fullmatch(s)
     return Value(s, degrees, _parse_math(s), bare_number=unit.group(1) if unit else None)
+
+
+def numeric(v: Value) -> bool:
+    """A value with no unknowns: a number, or a point, interval or set of numbers."""
+    import sympy
+
+    if v.kind != "math" or not v.parsed:
+        return False
+    obj = v.parsed[0]
+    return isinstance(obj, (sympy.Expr, sympy.Tuple, sympy.Set)) and not obj.free_symbols
 
 
 def constant(v: Value) -> bool:
