@@ -29,7 +29,7 @@ from mathprobe.tasks.benchmarks.cmmath._choice import (all_options, declines, ju
                                                        names_letter, option_ending, words_absent)
 from mathprobe.tasks.benchmarks.cmmath._extract import extract_choice, final_region
 from mathprobe.tasks.benchmarks.cmmath._final import candidates, constant, grade_final
-from mathprobe.tasks.benchmarks.cmmath._mentions import reference_absent
+from mathprobe.tasks.benchmarks.cmmath._mentions import is_mentioned, reference_absent
 from mathprobe.tasks.benchmarks.cmmath._options import gold_letters, option_texts
 from mathprobe.tasks.benchmarks.cmmath._parts import (LABEL_RE, SUBLABEL_RE, reference_parts,
                                                       response_parts)
@@ -145,8 +145,8 @@ def _gold_option_absent(item: Item, letters: frozenset[str], response: str) -> b
 
 def _other_value(item: Item, letters: frozenset[str], response: str) -> str | None:
     """The value the response's concluding statement states, when the right option is a number,
-    the value is one too and differs from it (not within 2%, not the same in another unit of
-    ten), and the response never names the right option's letter: it did not choose that
+    the value is one too and differs from it (not within 2%, nor so scaled by a power of ten:
+    another unit), and the response never names the right option's letter: it did not choose that
     option ("解得k=6" for "D.4个"); else None."""
     texts = option_texts(item.question, item.choices)
     if len(letters) != 1 or next(iter(letters)) not in texts:
@@ -160,8 +160,12 @@ def _other_value(item: Item, letters: frozenset[str], response: str) -> str | No
     cands = candidates(region, how)
     if len(cands) != 1 or not constant(cands[0]) or same_value(cands[0], right) is not False:
         return None
-    if not reference_absent(Reference((((right,),),)), strip_wrappers(cands[0].text)):
-        return None                             # 0.5 against 50%, 2/3 against 0.667
+    try:
+        values = frozenset({abs(float(cands[0].parsed[0]))})
+        if is_mentioned(abs(float(right.parsed[0])), values):
+            return None                         # 2/3 against 0.667, 5000 against 5 (km)
+    except (TypeError, ValueError):
+        return None
     return cands[0].text
 
 
