@@ -79,7 +79,8 @@ def candidates(region: str, how: str) -> list[Value]:
     if not stated:          # "青年有17万人", "图n中有2n个小黑点"
         stated = [_counted(c[m.end():]) for c in clauses for m in list(COUNT_RE.finditer(c))[-1:]]
     out = stated if stated or how not in ("boxed", "marker") else bare
-    return [v for v in out if v.text]
+    # "输出S=…的值": what is computed, not a value
+    return [v for v in out if v.text and not (v.kind == "text" and v.text.endswith("的值"))]
 
 
 def _counted(rest: str) -> Value:

@@ -134,6 +134,21 @@ def _math_separators(line: str) -> str:
     return "".join(out)
 
 
+# "y=-8cos(πt/6)+10 (t≥0)": a function and, in brackets after it, its domain
+DOMAIN_RE = re.compile(r"^(.*\S)\s*(?:\\left)?\s*[(（]([^()（）]*(?:\\geqslant|\\leqslant|\\geq|\\leq|\\ge|"
+                       r"\\le|[<>≤≥＜＞])[^()（）]*?)(?:\\right)?\s*[)）]\s*(\$*)\s*$", re.DOTALL)
+
+
+def _domain_apart(value: str) -> list[str]:
+    """A function with its domain after it ("…+10 (t≥0)") is two blanks: the function, the
+    domain."""
+    m = DOMAIN_RE.match(value)
+    if m is None or not strip_wrappers(m.group(1)) or not re.search(r"(?<![a-zA-Z\\])[a-z](?![a-zA-Z])",
+                                                                    m.group(2)):
+        return [value]
+    return [m.group(1) + m.group(3), "$$" + m.group(2) + m.group(3)]
+
+
 def _joined_values(value: str) -> list[str]:
     """"30人和20人" -> ["30人", "20人"]: values joined by 和/与/及, each a number, are blanks of
     their own; anything else is one blank."""
@@ -163,6 +178,7 @@ def parse_reference(gold: str, question: str = "") -> Reference | None:
     # is no blank of its own ("当n=3时", n asked for, is)
     values = [v for v in values if not _given(v, question)] or values
     values = [piece for v in values for piece in _joined_values(v)]
+    values = [piece for v in values for piece in _domain_apart(v)]
     for value in values:
         named = SIMPLE_LHS_RE.match(value.strip())
         solutions = []

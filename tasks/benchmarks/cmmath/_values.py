@@ -133,7 +133,8 @@ def _ascending(s: str) -> str:
     pieces = _CHAIN_RE.split(s)
     relations = pieces[1::2]
     if not relations or any(r not in _GREATER for r in relations) or \
-            any(not p.strip() or not _balanced(p) for p in pieces[::2]):
+            any(not p.strip() or not _balanced(p) or p.count("(") != p.count(")")
+                or p.count("[") != p.count("]") for p in pieces[::2]):
         return s
     out = pieces[::-1]
     return " ".join(_GREATER.get(p, p) if k % 2 else p.strip() for k, p in enumerate(out))
