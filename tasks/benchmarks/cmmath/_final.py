@@ -20,7 +20,13 @@ from mathprobe.tasks.benchmarks.cmmath._values import (Value, constant, make_val
                                                        same_value)
 
 
+# a name raised to a power or with an index ("s^{2}", "{{K}^{2}}", "x_1"): a name, not an expression
+POWER_NAME_RE = re.compile(r"[{\s]*[A-Za-z][}\s]*(?:_\s*\{?\s*\w+\s*\}?)?[}\s]*(?:\^\s*\{?\s*\d\s*\}?)?[}\s]*")
+
+
 def _is_equation_side(lhs: str) -> bool:
+    if POWER_NAME_RE.fullmatch(re.sub(r"[\u3400-\u9fff$：:，,]", "", lhs)):
+        return False
     bare = re.sub(r"\\[a-zA-Z]+", " ", lhs)
     has_op = bool(re.search(r"[+\-*/^]|\\times|\\cdot|\\frac", lhs))
     has_var = bool(re.search(r"(?<![a-zA-Z])[a-z](?![a-zA-Z])", bare))
