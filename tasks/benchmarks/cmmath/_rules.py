@@ -58,16 +58,20 @@ def grade_free_form(reference: Reference, response: str,
 
 def _choice_by_value(item: Item, response: str) -> frozenset[str] | None:
     """A choice answered with an option's content instead of its letter: the one option whose
-    value equals the final answer's."""
+    value equals the final answer's (every value the final statement states, "所以AB=3，即BD=3")."""
     texts = option_texts(item.question, item.choices)
     region, how = final_region(response)
     if not texts or region is None:
         return None
     cands = candidates(region, how)
-    if len(cands) != 1:
+    if not cands:
         return None
-    hits = [letter for letter, t in texts.items() if same_value(cands[0], make_value(t)) is True]
-    return frozenset(hits) if len(hits) == 1 else None
+    hits = {frozenset(letter for letter, t in texts.items()
+                      if same_value(c, make_value(t)) is True) for c in cands}
+    if len(hits) != 1:
+        return None
+    (hit,) = hits
+    return hit if len(hit) == 1 else None
 
 
 TABLE_RE = re.compile(r"\$#.*?#\$", re.DOTALL)

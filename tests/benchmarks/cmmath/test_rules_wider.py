@@ -185,3 +185,19 @@ def test_a_part_wrong_where_no_statement_states_its_number():
     text = "(1) 平均数为$$12\\times 0.5+22\\times 0.5=17$$，其中61名……\n(2) 所以$$P=\\frac{3}{5}$$．"
     assert verdict(free(gold), text) is False        # 61 written, never stated as a result
     assert verdict(free(gold), text.replace("=17$$", "=60.5$$")) is None   # within 2%: rounding?
+
+
+SET_Q = "则关于$$x$$的不等式的解集为（  ）．\nA.$$x<{}-\\frac{3}{2}$$\nB.$$x>-\\frac{3}{2}$$\nC.$$x<{}-\\frac{3}{2}$$或$$x>0$$\nD.$$-\\frac{3}{2}<{}x<{}1$$\n"
+
+
+def test_an_options_text_in_the_concluding_statement():
+    """The concluding statement ends with the option's text, a check after it on the last line."""
+    text = "∴不等式的解集是$$x<{}-\\frac{3}{2}$$或$$x>0$$．\n检验：取$$x=1$$代入成立．"
+    assert verdict(asking(SET_Q, "C"), text) is True
+    assert verdict(asking(SET_Q, "A"), text) is False
+
+
+def test_every_value_of_the_final_statement_names_one_option():
+    from tests.benchmarks.cmmath.test_rules import QUESTION     # A.1 B.1/2 C.3 D.4
+    assert verdict(asking(QUESTION, "C"), "……所以$$AB=3$$，即$$BD=3$$．") is True
+    assert verdict(asking(QUESTION, "C"), "……所以$$AB=3$$，$$BD=4$$．") is None
