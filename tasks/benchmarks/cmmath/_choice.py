@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import re
 
-from mathprobe.tasks.benchmarks.cmmath._extract import CHOICE_MARKER_RE, final_region
+from mathprobe.tasks.benchmarks.cmmath._extract import CHOICE_MARKER_RE
 from mathprobe.tasks.benchmarks.cmmath._options import option_texts
 from mathprobe.tasks.benchmarks.cmmath._text import (ZERO_WIDTH_RE, canonical, clean_text,
                                                      strip_wrappers)
@@ -191,21 +191,19 @@ _BOUNDARY_RE = re.compile(r"[\\A-Za-z0-9.^_+\-]$")
 
 def option_ending(question: str, response: str, choices: tuple[str, ...]) -> frozenset[str] | None:
     """The option whose text (at least three characters as written, so not a bare number) the
-    response's last line ends with ("所以$$i<{}5$$．" for "C.$$i<{}5$$", "所以顺序是2，4，3，1"), or
-    else its concluding statement (`final_region`), the longest if several do; None if none
-    does."""
+    response's last line ends with ("所以$$i<{}5$$．" for "C.$$i<{}5$$", "所以顺序是2，4，3，1"),
+    the longest if several do; None if none does. (Not an earlier concluding statement: one
+    option's content concluded on the way, "所以a+b+c=2", before "综上：C错".)"""
     texts = {k: _shape(v) for k, v in option_texts(question, choices).items()}
     lines = [ln for ln in clean_text(response).split("\n") if ln.strip()]
     if not lines or not texts:
         return None
-    region, _ = final_region(response)
-    for statement in (lines[-1], region):      # the last line, else the concluding statement
-        last = _shape(statement or "")
-        hits = [k for k, t in texts.items() if len(t) >= 3 and last.endswith(t)
-                and not _BOUNDARY_RE.search(last[:len(last) - len(t)])]
-        if hits:
-            return frozenset(max(hits, key=lambda k: len(texts[k])))
-    return None
+    last = _shape(lines[-1])
+    hits = [k for k, t in texts.items() if len(t) >= 3 and last.endswith(t)
+            and not _BOUNDARY_RE.search(last[:len(last) - len(t)])]
+    if not hits:
+        return None
+    return frozenset(max(hits, key=lambda k: len(texts[k])))
 
 
 CIRCLED = "①②③④⑤⑥⑦⑧⑨⑩"
