@@ -2,23 +2,28 @@
 
 Decides only what rules can decide, and returns correct=None otherwise:
   choice questions: the set of option letters in the final answer must equal the reference
-    set ("A, C" against "C" is wrong); without letters, the option whose value the answer
-    states, or (in "which are correct" questions) the options it calls correct one by one;
+    set ("A, C" against "C" is wrong); without letters, the option whose value the final
+    statement states, the option whose text the last line ends with ("所以i<5"), the options
+    it judges one by one ("故A正确…故D错误", read both ways where the question does not say
+    which it asks for), the option listing or counting the numbered statements it judges
+    ("∴③正确"); wrong when it concludes a number the right option is not.
   free-form: the final answer's value(s) against the reference's value(s), by math
     equivalence (math-verify over sympy: numbers, fractions, radicals, pi, intervals, sets,
-    equations) after dropping units and degree signs; a reference in parts ((1)...(2)...)
-    part by part (`_parts`); values given to names ("a=0.05", "中位数为55"); a statement in
-    words the response's last lines make.
+    inequalities, equations) after dropping units and degree signs; a reference in parts
+    ((1)...(2)..., ①② within a part) part by part (`_parts`); values given to names ("a=0.05",
+    "中位数为55"), values concluded one by one, statements in words the last lines make
+    (`_stated`).
   wrong as well: an answer that never writes a reference value (or the right option's value
-    and letter) in any form (`_mentions`).
+    and letter) in any form (`_mentions`), a marked answer that never writes the one numeric
+    reference value, or names no statement for a reference of statement numbers.
 Undecided: no final answer found and every reference value written somewhere, a reference or
 an answer the parser cannot read (text answers, geometric relations it cannot compare),
 several candidate answers that disagree, a reference marked "answer not unique" that the
 answer does not match, no reference ("暂无").
 
-The final statement's values and their comparison are `_final`'s, what a choice answer names
-beyond a marked letter `_choice`'s. How much it decides and how often rightly:
-benchmarks/cmmath_rules.py (`_measure`).
+The reference's structure is `_reference`'s, the final statement's values and their comparison
+`_final`'s, what a choice answer names beyond a marked letter `_choice`'s. How much it decides
+and how often rightly: benchmarks/cmmath_rules.py (`_measure`).
 """
 from __future__ import annotations
 
