@@ -5,10 +5,11 @@ as the authors' code computes them and as the paper defines them, over all answe
 
 Data in `_data` (knowledge points `_points`, options `_options`), prompts in `_prompts` over the
 published texts of the data directory (`_published`), the rule grader in `_rules` over the
-answer extraction (`_extract`, `_text`, `_parts`), the final statement's values (`_final`),
-what a choice answer names beyond a marked letter (`_choice`), value comparison (`_values`) and
-what a response mentions (`_mentions`), measured on worked solutions and judged real responses
-by `_measure`; the
+answer extraction (`_extract`, `_text`, `_parts`), the reference's structure (`_reference`),
+the final statement's values (`_final`), what else a response states (`_stated`), what a
+choice answer names beyond a marked letter (`_choice`), value comparison (`_values`) and what a
+response mentions (`_mentions`), measured on worked solutions and judged real responses by
+`_measure`; the
 judge's prompts and verdict rules in `_judge` (the authors' GPT-4 prompt in `_judge_authors`),
 its audit against GPT-4's verdicts in `_audit`, the authors' result format (with their judge's
 verdicts) in `_results`, the report in `_report`, what compare and the HTML report show in

@@ -13,13 +13,17 @@ from __future__ import annotations
 import re
 
 from mathprobe.tasks.benchmarks.cmmath._extract import CHOICE_MARKER_RE
-from mathprobe.tasks.benchmarks.cmmath._text import ZERO_WIDTH_RE, clean_text
+from mathprobe.tasks.benchmarks.cmmath._options import option_texts
+from mathprobe.tasks.benchmarks.cmmath._text import (ZERO_WIDTH_RE, canonical, clean_text,
+                                                     strip_wrappers)
 
 POSITIVE_QUESTION_RE = re.compile(r"正确的(?:是|有|为)|说法正确|叙述正确|结论正确|成立的(?:是|有)")
 NEGATIVE_QUESTION_RE = re.compile(r"不正确|错误|不成立|不合理|一定不|个数|几个")
 COUNTING_QUESTION_RE = re.compile(r"个数|几个|多少个")
-# "A正确", "选项B错误", "C项说法不正确" (not "A是正确的": that may call A the right choice)
-OPTION_JUDGED_RE = re.compile(r"(?:选项)?([A-H])\s*(?:项|选项)?\s*(?:说法|叙述|结论)?\s*(不正确|正确|错误)")
+# "A正确", "选项B错误", "C项说法不正确", "AB错误" (not "A是正确的": that may call A the right
+# choice)
+OPTION_JUDGED_RE = re.compile(r"(?:选项)?((?<![A-Za-z])[A-H](?:\s*[、,，和与及]?\s*[A-H])*)\s*(?:项|选项)?\s*"
+                              r"(?:说法|叙述|结论)?\s*(?:都|均)?\s*(不正确|正确|错误)")
 
 # "all options are true / false" said of the options at once
 ALL_OPTIONS_RE = re.compile(
@@ -73,28 +77,41 @@ def _negative(question: str) -> bool:
         not POSITIVE_QUESTION_RE.search(question.replace("不正确", ""))
 
 
-def judged_options(question: str, response: str, choices: tuple[str, ...]) -> frozenset[str] | None:
-    """A response that judges every option ("故A正确；…故B错误") without naming its choice: in a
-    question asking for the correct ones it has chosen those it calls correct. In one asking for
-    the wrong one ("下列说法错误的是") "D正确" may mean "statement D is true" or "D is the right
+def judged_options(question: str, response: str,
+                   choices: tuple[str, ...]) -> tuple[frozenset[str], ...] | None:
+    """The option sets a response that judges every option ("故A正确；…故B错误") without naming
+    its choice may have chosen, one per reading of "正确" (None when it judges not every option):
+    in a question asking for the correct ones, those it calls correct. In one asking for the
+    wrong one ("下列说法错误的是") "D正确" may mean "statement D is true" or "D is the right
     choice": only an option judged unlike all the others (one of them) is chosen, which both
-    readings agree on. Not in a question that counts the true statements ("正确的个数是")."""
+    readings agree on; without such an option both readings stand (those called correct, those
+    called wrong). In a question that says neither ("则（ ）"), an option called correct while
+    all the others are called wrong is chosen, else both readings stand. Not in a question that
+    counts the true statements ("正确的个数是")."""
     if not choices or COUNTING_QUESTION_RE.search(question):
         return None
     positive = bool(POSITIVE_QUESTION_RE.search(question)) and not NEGATIVE_QUESTION_RE.search(question)
     negative = _negative(question)
-    if positive == negative:
+    if positive and negative:
         return None
     judged: dict[str, bool] = {}
     for m in OPTION_JUDGED_RE.finditer(_plain(response)):
-        if m.group(1) in choices:
-            judged[m.group(1)] = m.group(2) == "正确"
+        for letter in re.findall(r"[A-H]", m.group(1)):
+            if letter in choices:
+                judged[letter] = m.group(2) == "正确"
     if set(judged) != set(choices):
         return None
+    true = frozenset(k for k, v in judged.items() if v)
+    false = frozenset(k for k, v in judged.items() if not v)
     if positive:
-        return frozenset(k for k, v in judged.items() if v) or None
-    odd = [k for k, v in judged.items() if list(judged.values()).count(v) == 1]
-    return frozenset(odd) if len(odd) == 1 and len(judged) > 2 else None
+        return (true,) if true else None
+    if negative:
+        odd = [k for k, v in judged.items() if list(judged.values()).count(v) == 1]
+        if len(odd) == 1 and len(judged) > 2:
+            return (frozenset(odd),)
+    elif len(true) == 1 and len(judged) > 2:
+        return (true,)
+    return tuple(r for r in (true, false) if r) or None
 
 
 def all_options(question: str, response: str, choices: tuple[str, ...]) -> frozenset[str] | None:
@@ -151,3 +168,73 @@ def words_absent(option: str, response: str) -> bool | None:
         return None
     shared = len(wanted & _bigrams(response)) / len(wanted)
     return shared < 1 / 3
+
+
+_SHAPES = (("\\leqslant", "\\le"), ("\\geqslant", "\\ge"), ("\\leq", "\\le"),
+           ("\\geq", "\\ge"), ("≤", "\\le"), ("≥", "\\ge"), ("＜", "<"), ("＞", ">"),
+           ("，", ","), ("、", ","), ("；", ";"), ("（", "("), ("）", ")"), ("＝", "="),
+           ("\\cdot", "·"), ("\\times", "×"))
+
+
+def _shape(text: str) -> str:
+    """A text as written, for comparing spellings: no wrappers, dollars, braces or spaces, one
+    spelling of the relations and separators."""
+    s = strip_wrappers(text)
+    for a, b in _SHAPES:
+        s = s.replace(a, b)
+    return canonical(s).rstrip(".。．,;:")
+
+
+# what may come before an option's text where a statement ends with it ("所以i<5", "=4a-8b")
+_BOUNDARY_RE = re.compile(r"[\\A-Za-z0-9.^_+\-]$")
+
+
+def option_ending(question: str, response: str, choices: tuple[str, ...]) -> frozenset[str] | None:
+    """The option whose text (at least three characters as written, so not a bare number) the
+    response's last line ends with ("所以$$i<{}5$$．" for "C.$$i<{}5$$", "所以顺序是2，4，3，1"),
+    the longest if several do; None if none does. (Not an earlier concluding statement: one
+    option's content concluded on the way, "所以a+b+c=2", before "综上：C错".)"""
+    texts = {k: _shape(v) for k, v in option_texts(question, choices).items()}
+    lines = [ln for ln in clean_text(response).split("\n") if ln.strip()]
+    if not lines or not texts:
+        return None
+    last = _shape(lines[-1])
+    hits = [k for k, t in texts.items() if len(t) >= 3 and last.endswith(t)
+            and not _BOUNDARY_RE.search(last[:len(last) - len(t)])]
+    if not hits:
+        return None
+    return frozenset(max(hits, key=lambda k: len(texts[k])))
+
+
+CIRCLED = "①②③④⑤⑥⑦⑧⑨⑩"
+# "∴③正确", "④错误", "②的说法不正确"
+STATEMENT_JUDGED_RE = re.compile(r"([①-⑩])\s*(?:的)?\s*(?:说法|结论|命题|判断)?\s*(?:是)?\s*"
+                                 r"(不正确|正确|错误|不成立|成立)")
+_OPTION_SET_RE = re.compile(r"^[\s$①-⑩、,，;；和与及]+$")
+
+
+def judged_statements(question: str, response: str, choices: tuple[str, ...]) -> frozenset[str] | None:
+    """The option a response chooses by judging the question's numbered statements one by one
+    ("∴②错误 … ∴③正确 … ∴④正确"): the option that lists exactly the statements it calls true
+    (in a question asking for the true ones; the false ones where it asks for those), or that
+    counts them ("正确的个数是", "正确的有几个": the option whose number is their count). None
+    unless every statement of the question is judged and the question asks for one kind."""
+    statements = set(ch for ch in question if ch in CIRCLED)
+    if not choices or len(statements) < 2:
+        return None
+    judged: dict[str, bool] = {}
+    for m in STATEMENT_JUDGED_RE.finditer(_plain(response)):
+        judged[m.group(1)] = m.group(2) in ("正确", "成立")
+    asks_false = bool(re.search(r"不正确|错误|不成立|假命题", question))
+    asks_true = bool(re.search(r"正确|成立|真命题", re.sub(r"不正确|不成立", "", question)))
+    if not statements <= set(judged) or asks_false == asks_true:
+        return None
+    want = frozenset(k for k in statements if judged[k] == asks_true)
+    texts = option_texts(question, choices)
+    if COUNTING_QUESTION_RE.search(question):
+        counts = {k: re.fullmatch(r"[\s$]*(\d+)[\s$]*个?\s*", t) for k, t in texts.items()}
+        hits = [k for k, m in counts.items() if m and int(m.group(1)) == len(want)]
+    else:
+        hits = [k for k, t in texts.items() if _OPTION_SET_RE.match(t)
+                and frozenset(ch for ch in t if ch in CIRCLED) == want]
+    return frozenset(hits) if len(hits) == 1 else None

@@ -22,7 +22,7 @@ _MARKERS = [  # final-answer markers, most explicit first (the last occurrence i
 MARKER_RE = re.compile("|".join(f"(?:{m})" for m in _MARKERS), re.IGNORECASE)
 
 
-CONCLUSION_RE = re.compile(r"(?:所以|因此|综上所述|综上|故|从而|即|∴|输出|(?<!否)则|\\therefore\b|"
+CONCLUSION_RE = re.compile(r"(?:所以|因此|综上所述|综上|故|从而|即|∴|输出|解得|求得|可得|(?<!否)则|\\therefore\b|"
                            r"(?<![\\A-Za-z])(?:therefore|thus|hence|so)\b)", re.IGNORECASE)
 
 
@@ -33,6 +33,14 @@ CONCLUDES_RE = re.compile(r"\s*\$*\s*(?:解得|求得|可得|所以|因此|故|�
 RELATION_RE = re.compile(r"约等于|等于|约为|应为|取得?最[大小]值|(?<![因作成认称以])为|(?<![于但还只总可若要凡])是(?!否)|≈|\\approx|=|＝|"
                          r"∈|\\in(?![a-zA-Z])|"
                          r"\b(?:is|are|equals?(?:\s+to)?)\b")
+
+
+# a count stated as the result ("青年有17万人", "共有35条"): read where no other relation is
+COUNT_RE = re.compile(r"(?<![没还只])有(?=\s*\$*\s*-?\d)")
+
+
+# an inequality stated as the result ("∴2≤x≤4", "所以x>3")
+INEQUALITY_RE = re.compile(r"[<>≤≥＜＞]|\\(?:le|ge|leq|geq|leqslant|geqslant|lt|gt)(?![a-zA-Z])")
 
 
 CHOICE_MARKER_RE = re.compile(        # strong: they introduce the answer
@@ -105,7 +113,8 @@ def final_region(response: str) -> tuple[str | None, str]:
             region = ln[m.start():].strip()
             if in_math(ln, m.start()):           # "$$\\therefore x=5$$": keep the $$ balanced
                 region = "$$" + region
-            if RELATION_RE.search(region):
+            if RELATION_RE.search(region) or INEQUALITY_RE.search(region) or \
+                    COUNT_RE.search(region):
                 found.append((pos + m.start(), region, "conclusion"))
                 break
             if len(NUMBER_RE.findall(strip_wrappers(region))) == 1:

@@ -15,13 +15,16 @@ import math
 import re
 from functools import lru_cache
 
-from mathprobe.tasks.benchmarks.cmmath._values import CACHE_SIZE, Reference, Value, _parse_math
+from mathprobe.tasks.benchmarks.cmmath._reference import Reference
+from mathprobe.tasks.benchmarks.cmmath._values import CACHE_SIZE, Value, _parse_math
 
 _BRACED = r"\{+\s*(-?\d+(?:\.\d+)?)\s*\}+"
 FRACTION_RE = re.compile(r"\\[dt]?frac\s*" + _BRACED + r"\s*" + _BRACED
                          + r"|\\[dt]?frac\s*(\d)\s*(\d)"            # \frac12
                          + r"|\\[dt]?frac\s*" + _BRACED + r"\s*(\d)"  # \frac{3}4
-                         + r"|(?<![\d.])(\d+(?:\.\d+)?)\s*/\s*(\d+(?:\.\d+)?)(?![\d.])")
+                         + r"|(?<![\d.])(\d+(?:\.\d+)?)\s*/\s*(\d+(?:\.\d+)?)(?![\d.])"
+                         # a ratio, "2:3", "2\\colon 3", is a fraction too
+                         + r"|(?<![\d.])(\d+(?:\.\d+)?)\s*(?::|：|∶|\\colon)\s*(\d+(?:\.\d+)?)(?![\d.])")
 DECIMAL_RE = re.compile(r"\d+(?:,\d{3})+(?:\.\d+)?|\d*\.\d+|\d+")
 CHINESE_DIGITS = {"零": 0, "〇": 0, "一": 1, "二": 2, "两": 2, "三": 3, "四": 4, "五": 5,
                   "六": 6, "七": 7, "八": 8, "九": 9}

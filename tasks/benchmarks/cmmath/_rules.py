@@ -2,40 +2,47 @@
 
 Decides only what rules can decide, and returns correct=None otherwise:
   choice questions: the set of option letters in the final answer must equal the reference
-    set ("A, C" against "C" is wrong); without letters, the option whose value the answer
-    states, or (in "which are correct" questions) the options it calls correct one by one;
+    set ("A, C" against "C" is wrong); without letters, the option whose value the final
+    statement states, the option whose text the last line ends with ("所以i<5"), the options
+    it judges one by one ("故A正确…故D错误", read both ways where the question does not say
+    which it asks for), the option listing or counting the numbered statements it judges
+    ("∴③正确"); wrong when it concludes a number the right option is not.
   free-form: the final answer's value(s) against the reference's value(s), by math
     equivalence (math-verify over sympy: numbers, fractions, radicals, pi, intervals, sets,
-    equations) after dropping units and degree signs; a reference in parts ((1)...(2)...)
-    part by part (`_parts`); values given to names ("a=0.05", "中位数为55"); a statement in
-    words the response's last lines make.
+    inequalities, equations) after dropping units and degree signs; a reference in parts
+    ((1)...(2)..., ①② within a part) part by part (`_parts`); values given to names ("a=0.05",
+    "中位数为55"), values concluded one by one, statements in words the last lines make
+    (`_stated`).
   wrong as well: an answer that never writes a reference value (or the right option's value
-    and letter) in any form (`_mentions`).
+    and letter) in any form (`_mentions`), a marked answer that never writes the one numeric
+    reference value, or names no statement for a reference of statement numbers.
 Undecided: no final answer found and every reference value written somewhere, a reference or
 an answer the parser cannot read (text answers, geometric relations it cannot compare),
 several candidate answers that disagree, a reference marked "answer not unique" that the
 answer does not match, no reference ("暂无").
 
-The final statement's values and their comparison are `_final`'s, what a choice answer names
-beyond a marked letter `_choice`'s. How much it decides and how often rightly:
-benchmarks/cmmath_rules.py (`_measure`).
+The reference's structure is `_reference`'s, the final statement's values and their comparison
+`_final`'s, what a choice answer names beyond a marked letter `_choice`'s. How much it decides
+and how often rightly: benchmarks/cmmath_rules.py (`_measure`).
 """
 from __future__ import annotations
 
 import re
 
 from mathprobe.tasks.benchmarks.cmmath._choice import (all_options, declines, judged_options,
-                                                       listed_options, names_letter, words_absent)
+                                                       judged_statements, listed_options,
+                                                       names_letter, option_ending, words_absent)
 from mathprobe.tasks.benchmarks.cmmath._extract import extract_choice, final_region
-from mathprobe.tasks.benchmarks.cmmath._final import any_same, candidates, constant, grade_final
-from mathprobe.tasks.benchmarks.cmmath._mentions import reference_absent
+from mathprobe.tasks.benchmarks.cmmath._final import candidates, constant, grade_final
+from mathprobe.tasks.benchmarks.cmmath._mentions import is_mentioned, reference_absent
 from mathprobe.tasks.benchmarks.cmmath._options import gold_letters, option_texts
-from mathprobe.tasks.benchmarks.cmmath._parts import (concluded_values, named_values,
-                                                      reference_parts, response_parts,
-                                                      stated_values, value_named)
-from mathprobe.tasks.benchmarks.cmmath._text import CJK_RE, canonical, clean_text, strip_wrappers
-from mathprobe.tasks.benchmarks.cmmath._values import (Reference, make_value, parse_reference,
-                                                       same_value)
+from mathprobe.tasks.benchmarks.cmmath._parts import (LABEL_RE, SUBLABEL_RE, reference_parts,
+                                                      response_parts)
+from mathprobe.tasks.benchmarks.cmmath._stated import (by_conclusions, by_name, never_stated,
+                                                       states_text)
+from mathprobe.tasks.benchmarks.cmmath._text import strip_wrappers
+from mathprobe.tasks.benchmarks.cmmath._reference import Reference, parse_reference
+from mathprobe.tasks.benchmarks.cmmath._values import make_value, same_value
 from mathprobe.tasks.items import Item
 from mathprobe.tasks.options import LETTERS
 
@@ -47,91 +54,29 @@ def grade_free_form(reference: Reference, response: str,
     """A value answer against its reference; `whole`: the reference is one answer, not parts
     read as one (whose final statement may answer only the last part)."""
     extracted, verdict = grade_final(reference, response, whole)
-    if verdict is None and (_by_name(reference, response) or _by_conclusions(reference, response)
-                            or _states_text(reference, response)):
+    if verdict is None and (by_name(reference, response) or by_conclusions(reference, response)):
         return extracted, True
+    if verdict is not True and states_text(reference, response):
+        return extracted, True      # the statement in words said, whatever number came before
     return extracted, verdict
-
-
-NEGATION = "不没未非无否"
-
-
-def _states_text(reference: Reference, response: str) -> bool:
-    """A reference that is statements in words, one per blank ("模型②的拟合效果较好"; "能被录取，
-    不能获得高薪职位", each at least four Chinese characters), every one of which one of the
-    response's last three lines contains, not negated (no 不/没/未/非/无/否 just before it)."""
-    blanks = reference.blanks
-    if not blanks or any(len(b) != 1 or len(b[0]) != 1 or b[0][0].kind != "text" for b in blanks):
-        return False
-    lines = [canonical(make_value(ln).text)                     # normalised alike
-             for ln in clean_text(response).split("\n") if ln.strip()][-3:]
-    for (alts,) in blanks:
-        want = canonical(alts[0].text.rstrip("。．. "))
-        if len(CJK_RE.findall(want)) < 4 or not any(_says(line, want) for line in lines):
-            return False
-    return True
-
-
-def _says(line: str, want: str) -> bool:
-    at = line.rfind(want)
-    while at >= 0:
-        if not any(ch in NEGATION for ch in line[max(0, at - 2):at]):
-            return True
-        at = line.rfind(want, 0, at)
-    return False
-
-
-def _by_conclusions(reference: Reference, response: str) -> bool:
-    """A reference of several blanks whose every value the response states, each in a statement
-    of its own: a concluding one ("∴AB=2√13", "所以AC=3√13"), or any statement ("平均数为54")
-    when the final statement states reference values and nothing else."""
-    blanks = reference.blanks
-    if len(blanks) < 2 or any(len(b) != 1 for b in blanks):
-        return False
-    region, how = final_region(response)
-    final = candidates(region, how) if region is not None else []
-    if any(not any(any_same(c, b[0]) is True for b in blanks) for c in final):
-        return False
-    for values in (concluded_values(response), stated_values(response) if final else []):
-        stated = [make_value(value) for value in values]
-        used: set[int] = set()
-        for (alts,) in blanks:
-            hit = next((k for k, v in enumerate(stated) if k not in used
-                        and any_same(v, alts) is True), None)
-            if hit is None:
-                break
-            used.add(hit)
-        else:
-            return True
-    return False
-
-
-def _by_name(reference: Reference, response: str) -> bool:
-    """Every blank of the reference names its value ("a=0.05，b=0.2") and the response last
-    gives each of those names that value."""
-    if not reference.names or None in reference.names:
-        return False
-    stated = named_values(response)
-    for name, solutions in zip(reference.names, reference.blanks):
-        value = value_named(stated, name)
-        if value is None or len(solutions) != 1 or \
-                any_same(make_value(value), solutions[0]) is not True:
-            return False
-    return True
 
 
 def _choice_by_value(item: Item, response: str) -> frozenset[str] | None:
     """A choice answered with an option's content instead of its letter: the one option whose
-    value equals the final answer's."""
+    value equals the final answer's (every value the final statement states, "所以AB=3，即BD=3")."""
     texts = option_texts(item.question, item.choices)
     region, how = final_region(response)
     if not texts or region is None:
         return None
     cands = candidates(region, how)
-    if len(cands) != 1:
+    if not cands:
         return None
-    hits = [letter for letter, t in texts.items() if same_value(cands[0], make_value(t)) is True]
-    return frozenset(hits) if len(hits) == 1 else None
+    hits = {frozenset(letter for letter, t in texts.items()
+                      if same_value(c, make_value(t)) is True) for c in cands}
+    if len(hits) != 1:
+        return None
+    (hit,) = hits
+    return hit if len(hit) == 1 else None
 
 
 TABLE_RE = re.compile(r"\$#.*?#\$", re.DOTALL)
@@ -151,28 +96,36 @@ def _table_apart(part: str) -> tuple[str, Reference | None]:
     return rest.strip(), numbers
 
 
-def _grade_part(part: str, piece: str) -> tuple[str | None, bool | None]:
+def _grade_part(part: str, piece: str, question: str) -> tuple[str | None, bool | None]:
+    subparts = reference_parts(part, SUBLABEL_RE)        # "①30人和20人；②$$\\frac{3}{10}$$"
+    if subparts is not None:
+        extracted, verdict = grade_in_parts(subparts, piece, question, SUBLABEL_RE)
+        if verdict is not None:
+            return extracted, verdict
     rest, table = _table_apart(part)
     if table is not None and not table.blanks:
         return None, None
     if table is not None and reference_absent(table, piece):
         return "(table)", False                 # a value of the table it never writes
-    reference = parse_reference(rest) if strip_wrappers(rest) else None
+    reference = parse_reference(rest, question) if strip_wrappers(rest) else None
     if reference is None:
         return ("(table)", True) if table is not None and not strip_wrappers(rest) else (None, None)
     extracted, verdict = grade_free_form(reference, piece)
-    if verdict is False and not reference_absent(reference, piece):
+    if verdict is False and not reference_absent(reference, piece) and \
+            not never_stated(reference, piece):
         verdict = None          # a part's last statement may not be its answer: wrong only
-    return extracted, verdict   # when the part never writes the value
+    return extracted, verdict   # when the part never writes the value, or never states it
 
 
-def grade_in_parts(parts: list[str], response: str) -> tuple[str | None, bool | None]:
-    """A reference in parts against the response's parts: right when every part is right,
-    wrong when some part is surely wrong, else undecided."""
-    pieces = response_parts(response, len(parts))
+def grade_in_parts(parts: list[str], response: str, question: str = "",
+                   labels_re: re.Pattern = LABEL_RE) -> tuple[str | None, bool | None]:
+    """A reference in parts against the response's parts (labelled alike: "(1)", or "①" within
+    a part): right when every part is right, wrong when some part is surely wrong, else
+    undecided."""
+    pieces = response_parts(response, len(parts), labels_re)
     if pieces is None:
         return None, None
-    results = [_grade_part(part, piece) for part, piece in zip(parts, pieces)]
+    results = [_grade_part(part, piece, question) for part, piece in zip(parts, pieces)]
     extracted = " | ".join(e or "?" for e, _ in results)[:200]
     verdicts = [v for _, v in results]
     if all(v is True for v in verdicts):
@@ -199,6 +152,32 @@ def _gold_option_absent(item: Item, letters: frozenset[str], response: str) -> b
     return False
 
 
+def _other_value(item: Item, letters: frozenset[str], response: str) -> str | None:
+    """The value the response's concluding statement states, when the right option is a number,
+    the value is one too and differs from it (not within 2%, nor so scaled by a power of ten:
+    another unit), and the response never names the right option's letter: it did not choose that
+    option ("解得k=6" for "D.4个"); else None."""
+    texts = option_texts(item.question, item.choices)
+    if len(letters) != 1 or next(iter(letters)) not in texts:
+        return None
+    (letter,) = letters
+    right = make_value(texts[letter])
+    region, how = final_region(response)
+    if how not in ("boxed", "marker", "conclusion") or not constant(right) or \
+            names_letter(response, letter):
+        return None                             # (a last line may be a step: "第四步：S=105")
+    cands = candidates(region, how)
+    if len(cands) != 1 or not constant(cands[0]) or same_value(cands[0], right) is not False:
+        return None
+    try:
+        values = frozenset({abs(float(cands[0].parsed[0]))})
+        if is_mentioned(abs(float(right.parsed[0])), values):
+            return None                         # 2/3 against 0.667, 5000 against 5 (km)
+    except (TypeError, ValueError):
+        return None
+    return cands[0].text
+
+
 def grade_choice(item: Item, letters: frozenset[str], response: str) -> tuple[str | None, bool | None]:
     """A choice answer: the option set the response names (listed after the final marker, a
     marked letter group, an option's value, options judged one by one, a claim about all
@@ -213,7 +192,17 @@ def grade_choice(item: Item, letters: frozenset[str], response: str) -> tuple[st
     if chosen is None:
         chosen = _choice_by_value(item, response)
     if chosen is None:
-        chosen = judged_options(item.question, response, item.choices)
+        chosen = option_ending(item.question, response, item.choices)
+    if chosen is None:
+        readings = judged_options(item.question, response, item.choices)
+        if readings is not None and len(readings) > 1:
+            # the options judged one by one, read either way: wrong when neither reading is
+            # the reference set, else undecided
+            return "/".join("".join(sorted(r)) for r in readings), (
+                None if letters in readings else False)
+        chosen = readings[0] if readings else None
+    if chosen is None:
+        chosen = judged_statements(item.question, response, item.choices)
     if chosen is None:
         chosen = all_options(item.question, response, item.choices)
     if chosen is None:
@@ -221,6 +210,9 @@ def grade_choice(item: Item, letters: frozenset[str], response: str) -> tuple[st
             return "(declined)", False          # "无法确定": no option picked
         if _gold_option_absent(item, letters, response):
             return None, False                  # the right option never named in any way
+        stated = _other_value(item, letters, response)
+        if stated is not None:
+            return stated, False                # concludes a value the right option is not
         return None, None
     if not chosen:
         return "(none)", False                  # "all are true", asked which is false
@@ -248,13 +240,13 @@ def grade_rules(item: Item, response: str | None) -> tuple[str | None, bool | No
     letters = gold_letters(gold)
     if letters is not None and (item.choices or item.part == "choice"):
         return grade_choice(item, letters, response)
-    reference = parse_reference(gold)
+    reference = parse_reference(gold, item.question)
     if reference is None:
         return None, None                       # no reference answer in the record
     extracted, verdict = None, None
     parts = reference_parts(gold)
     if parts is not None:
-        extracted, verdict = grade_in_parts(parts, response)
+        extracted, verdict = grade_in_parts(parts, response, item.question)
     if verdict is None:
         extracted, verdict = grade_free_form(reference, response, whole=parts is None)
     if verdict is None and reference_absent(reference, response):

@@ -260,14 +260,16 @@ def test_several_options_in_the_final_answer(response, gold, expected):
 
 def test_options_judged_in_a_which_is_false_question():
     """In "which is false" questions "D正确" may mean "D is true" or "D is the choice": the one
-    option judged unlike the others is chosen either way; two against two is not read."""
+    option judged unlike the others is chosen either way; two against two is read both ways:
+    wrong when neither reading is the reference, else undecided."""
     text = "A:…，故A正确；\nB:…，故B正确；\nC:…，故C错误；\nD:…，故D正确．"
     assert verdict(asking(NEGATIVE, "C"), text) is True
     assert verdict(asking(NEGATIVE, "D"), text) is False
     flipped = text.replace("C错误", "C正确").replace("D正确", "D错误")
     assert verdict(asking(NEGATIVE, "D"), flipped) is True
     two_two = text.replace("B正确", "B错误")
-    assert verdict(asking(NEGATIVE, "C"), two_two) is None
+    assert verdict(asking(NEGATIVE, "C"), two_two) is False      # chose A, D or B, C: not C
+    assert verdict(asking(NEGATIVE, "B\nC"), two_two) is None
 
 
 @pytest.mark.parametrize("response, expected", [
