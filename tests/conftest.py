@@ -73,8 +73,10 @@ def _stop_triton(made) -> None:
 # worker owning a job runs the tests that need it once it is up (tests/support/workers.py).
 JOBS = {"prefect_harness": ("harness",), "triton_made": ("triton",),
         "doomed_triton": ("triton", "doomed-triton"), "started": ("mathprobe-server",),
-        "postgres": ("postgres",), "team": ("postgres", "team", "sweep", "writers")}
+        "postgres": ("postgres",), "team": ("postgres", "team", "sweep", "writers"),
+        "real_server": ("lease-server",)}
 LATENESS = {"harness": 1, "triton": 2, "doomed-triton": 2, "mathprobe-server": 2,
+            "lease-server": 2,
             "postgres": 3, "team": 3, "sweep": 3, "writers": 3}
 
 
@@ -108,6 +110,11 @@ def pytest_collection_modifyitems(session, config, items):
         from tests.flows.test_server import start_server, stop_server
 
         early.begin("mathprobe-server", start_server, stop_server)  # ~10 s
+    if any(getattr(getattr(item, "module", None), "__name__", "") == "tests.runs.test_limits"
+           and "real_server" in getattr(item, "fixturenames", ()) for item in items):
+        from tests.runs.test_limits import start_lease_server, stop_lease_server
+
+        early.begin("lease-server", start_lease_server, stop_lease_server)  # 10-40 s
 
 
 def pytest_sessionfinish(session, exitstatus):
