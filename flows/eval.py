@@ -26,7 +26,7 @@ from mathprobe.tasks.runs import preflight, progress, runtime
 from mathprobe.tasks.runs.asking import check_writes
 from mathprobe.tasks.runs.limits import global_slot
 from mathprobe.tasks.sampling import describe
-from mathprobe.tasks.store import RunSpec, open_store
+from mathprobe.tasks.store import RunSpec, open_store, run_lease
 
 SHARD_WORKERS = 4          # shard tasks running at once (threads of this process)
 MAX_SHARD = 2000           # items per shard at most
@@ -210,7 +210,10 @@ def eval_flow(benchmark: BenchmarkParam, model: str = "baseline:random",
                     concurrency=concurrency, request_timeout=request_timeout,
                     triton_url=triton_url)
     store = open_store(cfg.db, data_path)
-    with LogProgress(cfg.run_id):              # notes, counts and failures in the Prefect log
+    # notes, counts and failures in the Prefect log; the run claimed (one live writer per run
+    # id: a second process on it waits for the first to end, then asks only what is left)
+    with LogProgress(cfg.run_id), run_lease.holding(
+            store, cfg.run_id, say=lambda message: progress.note(cfg.run_id, message)) as lease:
         repair_dead_runs(store, cfg.run_id)
         todo = prepare_task(cfg, limit, retry_failed)
         budget = _BUDGETS[cfg.run_id] = Budget(max_cost, store.spent(cfg.run_id))
@@ -223,6 +226,7 @@ def eval_flow(benchmark: BenchmarkParam, model: str = "baseline:random",
             for future in futures:
                 future.result()
             check_writes(store)                # a full disk: stop here, answers are spooled
+            run_lease.check(lease)             # a claim it could not renew: stop here too
             grade_task(cfg)
             if judge is not None:
                 judge_task(cfg, judge, retry_failed, concurrency)

@@ -19,7 +19,7 @@ from mathprobe.tasks.reports.summary import failure_reasons
 from mathprobe.tasks.runs import check_backend, preflight
 from mathprobe.tasks.runs.asking import check_writes
 from mathprobe.tasks.runs.probing import probe_run_id, run_probe
-from mathprobe.tasks.store import open_store
+from mathprobe.tasks.store import open_store, run_lease
 
 
 @task(name="probe", cache_policy=NO_CACHE)
@@ -66,10 +66,13 @@ def _probe_family(family: str, methods: list[str] | None, model: str, benchmark:
         probe = offered[m]
         rid = (f"{run_id}-{m}" if run_id and len(methods) > 1 else run_id) \
             or probe_run_id(bench, model, probe)
-        with LogProgress(rid):
-            repair_dead_runs(store, rid)
-        out[m] = probe_task(bench.name, m, model, rid, data_dir=data_dir, **kwargs)
+        # one live writer per run id: a second process on it waits for the first to end
+        with run_lease.holding(store, rid, say=get_run_logger().warning) as lease:
+            with LogProgress(rid):
+                repair_dead_runs(store, rid)
+            out[m] = probe_task(bench.name, m, model, rid, data_dir=data_dir, **kwargs)
         check_writes(store)
+        run_lease.check(lease)
     return out
 
 
