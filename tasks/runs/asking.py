@@ -21,7 +21,7 @@ from mathprobe.tasks.contract import Benchmark
 from mathprobe.tasks.errors import StoreWriteError
 from mathprobe.tasks.items import Chat, Completion, Item, Request
 from mathprobe.tasks.runs import runtime
-from mathprobe.tasks.store import Store
+from mathprobe.tasks.store import Store, spool
 
 ResponseRow = tuple[str, str, Completion]    # item_id, request_hash, completion
 
@@ -146,6 +146,7 @@ def send(store: Store, run_id: str, spec: str, make_backend: Callable[[], Backen
     from mathprobe.tasks.runs.limits import global_slot
 
     kind, _ = parse_spec(spec)
+    spool.check_room(store)          # answers that could be kept nowhere: ask nothing
     writer = store.writer()
 
     async def go() -> dict[str, int]:
