@@ -10,7 +10,9 @@ what they share (option types, console, lazy flow import, progress bar) is in cl
 from __future__ import annotations
 
 import os
+import signal
 import sys
+import threading
 import traceback
 from pathlib import Path
 from typing import Annotated, Optional
@@ -297,6 +299,10 @@ def main(argv: list[str] | None = None) -> None:
         args.insert(0, "--debug")
     if "--debug" in args or _env_flag("MATHPROBE_DEBUG"):
         DEBUG.set()
+    # a closed terminal stops a command as SIGTERM does (a run in a flow: marked interrupted,
+    # its answers kept); by default SIGHUP killed it on the spot, its run left `running`
+    if threading.current_thread() is threading.main_thread():
+        signal.signal(signal.SIGHUP, _as_sigterm)
     from mathprobe.tasks.store.duckdb_store import pandas_hidden
 
     try:
@@ -323,6 +329,10 @@ def main(argv: list[str] | None = None) -> None:
 
 
 INTERRUPTED = "interrupted; run the same command again to resume"
+
+
+def _as_sigterm(signum: int, frame) -> None:
+    os.kill(os.getpid(), signal.SIGTERM)
 
 
 def _env_flag(name: str) -> bool:
