@@ -49,9 +49,11 @@ def flow_run_name() -> str:
 
 
 def artifact_key(kind: str, run_id: str, db: str) -> str:
-    """`{kind}-{run id}-{hash of the store}`: lowercase letters, digits and dashes, as Prefect
-    requires, unique per store (a DuckDB file's path, a DuckLake catalog)."""
-    tag = hashlib.sha1(parse(db).key.encode()).hexdigest()[:8]
+    """`{kind}-{run id}-{hash}`: lowercase letters, digits and dashes, as Prefect requires;
+    the hash is of the store (a DuckDB file's path, a DuckLake catalog) and of the run id as
+    it is, so runs whose ids differ only in case or punctuation (`Case_A`, `case-a`) do not
+    share one artifact."""
+    tag = hashlib.sha1(f"{parse(db).key}\0{run_id}".encode()).hexdigest()[:8]
     slug = re.sub(r"[^a-z0-9-]+", "-", run_id.lower()).strip("-")[:80]
     return f"{kind}-{slug}-{tag}"
 

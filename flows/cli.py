@@ -84,6 +84,9 @@ def import_(
         raise MathprobeError(f"--format {fmt!r}: only 'official' (the authors' result format)")
     preflight.check_run_id(run_id)
     bench = preflight.benchmark(benchmark)
+    if not file.is_file():                   # before the store is made, not after
+        raise MathprobeError(f"{file}: no such file" if not file.exists() else
+                             f"{file}: not a file")
     preflight.store_path(db, data_path)
     store = open_store(db, data_path)
     counts = import_official(store, bench, registry.resolve_data_dir(data_dir), file, run_id)
@@ -276,10 +279,13 @@ def store_copy(
 ) -> None:
     """Copy runs (responses, verdicts, log-probabilities, probe scores, and the items and
     reference tables their views need) from SRC to DST. Runs DST already has are skipped."""
+    from mathprobe.tasks.runs import preflight
     from mathprobe.tasks.store import open_store
     from mathprobe.tasks.store.copy import copy_runs
     from mathprobe.tasks.store.location import parse
 
+    existing(src)
+    preflight.store_path(dst, data_path)
     out = copy_runs(parse(src), open_store(dst, data_path), run_ids)
     err.print(f"copied {len(out['copied'])} run(s) ({out['responses']} responses) from {src} "
               f"to {dst}" + (f"; skipped {len(out['skipped'])} already there: "

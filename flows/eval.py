@@ -14,7 +14,7 @@ from prefect.cache_policies import NO_CACHE
 from prefect.task_runners import ThreadPoolTaskRunner
 
 from mathprobe.flows.artifacts import (BenchmarkParam, ProgressArtifact, SettingParam,
-                                       flow_run_name, publish)
+                                       flow_run_name, html_path, publish)
 from mathprobe.flows.common import LogProgress, current_flow_run_id, fail_cleanly, repair_dead_runs
 from mathprobe.tasks import registry, reports
 from mathprobe.tasks.backends import get_backend, parse_spec
@@ -201,6 +201,9 @@ def eval_flow(benchmark: BenchmarkParam, model: str = "baseline:random",
         data_dir=data_dir, limit=limit, concurrency=concurrency, max_cost=max_cost,
         temperature=temperature, max_tokens=max_tokens, request_timeout=request_timeout,
         judge=judge, data_path=data_path)
+    report_file = html_path(db, plan.run_id, html_report)
+    if report_file is not None:                # written at the end: checked before any work
+        preflight.output_file("html_report", report_file)
     check_backend(model)                       # builds the client: a Secret block is read here
     runtime.start(global_slot(parse_spec(model)[0]))   # looked up while the store is prepared
     if judge is not None:

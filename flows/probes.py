@@ -55,7 +55,8 @@ def _probe_family(family: str, methods: list[str] | None, model: str, benchmark:
     bench = preflight.check_probe(family=family, benchmark=benchmark, methods=methods,
                                   model=model, run_id=run_id, db=kwargs["db"],
                                   data_dir=kwargs["data_dir"], limit=kwargs["limit"],
-                                  concurrency=kwargs["concurrency"])
+                                  concurrency=kwargs["concurrency"],
+                                  request_timeout=kwargs["request_timeout"])
     offered = bench.probe_family(family)
     methods = methods or list(offered)
     check_backend(model)                     # builds the client: a Secret block is read here

@@ -262,6 +262,9 @@ def start_command(
 ) -> None:
     """Start a Prefect server in the background (on your Prefect database, PREFECT_HOME; its
     record and log under $MATHPROBE_STATE_DIR/server) and wait until it answers."""
+    from mathprobe.tasks.runs.preflight import check_counts
+
+    check_counts(port=port)
     t = time.monotonic()
     before = recorded()
     was_stale = before is not None and not before.alive()

@@ -42,7 +42,7 @@ import duckdb
 from mathprobe.tasks.errors import StoreWriteError
 from mathprobe.tasks.store import lake, run_data, spool, template
 from mathprobe.tasks.store.answers_table import ANSWERED, ANSWERED_SQL, AnswersTable
-from mathprobe.tasks.store.errors import connect, write_error
+from mathprobe.tasks.store.errors import connect, offline_connect, write_error
 from mathprobe.tasks.store.items_table import ItemsTable
 from mathprobe.tasks.store.location import Location, parse
 from mathprobe.tasks.store.runs_table import RunSpec, RunsTable, check_same_work
@@ -193,7 +193,7 @@ class Store(ItemsTable, RunsTable, AnswersTable):
             return
         self.con.close()
         try:
-            writer = duckdb.connect(self.path)
+            writer = offline_connect(self.path)
             try:
                 self._apply_sql(writer)
             finally:

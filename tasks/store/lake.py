@@ -52,6 +52,7 @@ from tenacity import (Retrying, retry_if_exception, stop_after_delay,
 from mathprobe.tasks import extras
 from mathprobe.tasks.errors import MathprobeError
 from mathprobe.tasks.store import run_data
+from mathprobe.tasks.store.errors import offline_connect
 from mathprobe.tasks.store.location import Location
 
 T = TypeVar("T")
@@ -123,7 +124,7 @@ def load_extension(con: duckdb.DuckDBPyConnection, name: str) -> None:
 
 def connect(loc: Location, read_only: bool = False) -> duckdb.DuckDBPyConnection:
     """An in-memory DuckDB with the lake attached as `lake` and made the default catalog."""
-    con = duckdb.connect()
+    con = offline_connect()
     try:
         load_extension(con, "ducklake")
         load_extension(con, SCANNERS[loc.catalog])
