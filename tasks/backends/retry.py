@@ -101,10 +101,13 @@ def classify_sdk_error(sdk: ModuleType, exc: BaseException) -> Exception:
     """Map an OpenAI / Anthropic SDK exception (same shapes in both) to Transient or Permanent."""
     if isinstance(exc, (TransientError, PermanentError)):
         return exc
-    if isinstance(exc, sdk.APITimeoutError):
-        return TransientError("timeout")
     if isinstance(exc, sdk.APIConnectionError):
-        cause = exc.__cause__ or exc
+        # a refused or reset connection, which the SDK's aiohttp transport reports as a connect
+        # *timeout*: said for what it is (the server is down, not slow)
+        cause = _connection_refused(exc)
+        if cause is None and isinstance(exc, sdk.APITimeoutError):
+            return TransientError("timeout")
+        cause = cause or exc.__cause__ or exc
         return TransientError(f"connection error: {type(cause).__name__}: {cause}")
     if isinstance(exc, sdk.APIStatusError):
         status = exc.status_code
@@ -116,6 +119,17 @@ def classify_sdk_error(sdk: ModuleType, exc: BaseException) -> Exception:
                         TypeError, ValueError, AttributeError)):
         return TransientError(f"malformed response body: {type(exc).__name__}: {exc}")
     return PermanentError(f"{type(exc).__name__}: {exc}")
+
+
+def _connection_refused(exc: BaseException) -> BaseException | None:
+    """The ConnectionError (refused, reset, aborted) behind an SDK exception, if any."""
+    seen: set[int] = set()
+    while exc is not None and id(exc) not in seen:
+        if isinstance(exc, ConnectionError):
+            return exc
+        seen.add(id(exc))
+        exc = exc.__cause__ or exc.__context__
+    return None
 
 
 @functools.lru_cache(maxsize=32)
