@@ -262,13 +262,13 @@ def server_slots(url: str, name: str) -> int:
     return httpx.get(f"{url}/v2/concurrency_limits/{name}", timeout=30).json()["active_slots"]
 
 
-@pytest.mark.timeout(300)      # Prefect's shortest lease is 60 s: a killed holder's slot
 def test_slots_of_killed_and_stopped_holders_come_back(killtest_limit, fake_openai):
     """One process holding a slot is killed (-9), another is stopped (SIGSTOP: starved, it
     cannot renew), and together they held the whole limit. A third process asking then gets
     the slots once their leases expire (LEASE_S after their last renewal) and ends its batch;
     the stopped one, continued, finds its lease gone, asks again and finishes too; the model
-    API never sees more requests at once than the limit, and no slot is left counted."""
+    API never sees more requests at once than the limit, and no slot is left counted.
+    (75-115 s: Prefect's shortest lease is 60 s, so a killed holder's slot returns no sooner.)"""
     url, name = killtest_limit
     fake_openai.latency = 0.25
     env = dict(os.environ, PREFECT_API_URL=url, PYTHONUNBUFFERED="1")
