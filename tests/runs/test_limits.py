@@ -189,7 +189,10 @@ def test_a_long_batch_lets_another_process_in(limit, fake_openai, monkeypatch):
     short, still_asking = runtime.run(go())
     assert short == {"ok": 2}
     assert still_asking                    # the second did not wait for the first's end
-    assert fake_openai.peak_in_flight == 2
+    # never over the limit (not "exactly 2": on a starved machine, with every 0.2 s request
+    # taking over HOLD_S, each slot goes back at its request's end and two requests may never
+    # overlap; seen once in 50 rounds beside CPU hogs at load 13)
+    assert fake_openai.peak_in_flight <= 2
     # every slot back once the cancelled batch has ended: also one the server granted to a
     # request cancelled while it asked (which once came back only after this was read)
     assert active_slots(limit) == 0
