@@ -159,7 +159,7 @@ class GlobalSlots:
             elif not lease.lapsed:
                 rotate = time.monotonic() - lease.since > HOLD_S
                 if self._batches == 0 or rotate:
-                    await self._give_back([lease])      # counted as held until it is back
+                    await self._give_back([lease])      # on the server when this returns
                     if rotate and self._batches:
                         self._retry_at = max(self._retry_at,
                                              time.monotonic() + ROTATE_PAUSE * POLL_S)
