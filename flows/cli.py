@@ -10,7 +10,9 @@ what they share (option types, console, lazy flow import, progress bar) is in cl
 from __future__ import annotations
 
 import os
+import signal
 import sys
+import threading
 import traceback
 from pathlib import Path
 from typing import Annotated, Optional
@@ -87,6 +89,9 @@ def import_(
 
     preflight.check_run_id(run_id)
     bench = preflight.benchmark(benchmark)
+    if not file.is_file():                   # before the store is made, not after
+        raise MathprobeError(f"{file}: no such file" if not file.exists() else
+                             f"{file}: not a file")
     if fmt not in bench.result_formats():
         raise MathprobeError(f"--format {fmt!r}: {bench.title} results are imported from "
                              f"{', '.join(sorted(bench.result_formats()))}")
@@ -340,6 +345,10 @@ def main(argv: list[str] | None = None) -> None:
         args.insert(0, "--debug")
     if "--debug" in args or _env_flag("MATHPROBE_DEBUG"):
         DEBUG.set()
+    # a closed terminal stops a command as SIGTERM does (a run in a flow: marked interrupted,
+    # its answers kept); by default SIGHUP killed it on the spot, its run left `running`
+    if threading.current_thread() is threading.main_thread():
+        signal.signal(signal.SIGHUP, _as_sigterm)
     from mathprobe.tasks.store.duckdb_store import pandas_hidden
 
     try:
@@ -366,6 +375,10 @@ def main(argv: list[str] | None = None) -> None:
 
 
 INTERRUPTED = "interrupted; run the same command again to resume"
+
+
+def _as_sigterm(signum: int, frame) -> None:
+    os.kill(os.getpid(), signal.SIGTERM)
 
 
 def _env_flag(name: str) -> bool:

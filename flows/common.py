@@ -13,8 +13,8 @@ from typing import Any
 
 from prefect import get_run_logger
 
-# flow runs end without waiting on a heartbeat
-from mathprobe.flows import _prefect_engine  # noqa: F401
+# flow runs end without waiting on a heartbeat; a temporary server dies with its command
+from mathprobe.flows import _prefect_engine, _temporary_server  # noqa: F401
 from mathprobe.tasks.errors import MathprobeError, RunNotCompleted
 from mathprobe.tasks.runs import progress
 from mathprobe.tasks.store import Store

@@ -14,7 +14,7 @@ from prefect.cache_policies import NO_CACHE
 from prefect.task_runners import ThreadPoolTaskRunner
 
 from mathprobe.flows.artifacts import (BenchmarkParam, ProgressArtifact, SettingParam,
-                                       flow_run_name, key_mapping, publish)
+                                       flow_run_name, html_path, key_mapping, publish)
 from mathprobe.flows.common import LogProgress, current_flow_run_id, fail_cleanly, repair_dead_runs
 from mathprobe.tasks import registry, reports
 from mathprobe.tasks.backends import get_backend, parse_spec
@@ -26,7 +26,7 @@ from mathprobe.tasks.runs import card, preflight, progress, runtime
 from mathprobe.tasks.runs.asking import check_writes
 from mathprobe.tasks.runs.limits import global_slot
 from mathprobe.tasks.sampling import describe
-from mathprobe.tasks.store import RunSpec, open_store
+from mathprobe.tasks.store import RunSpec, open_store, run_lease
 
 SHARD_WORKERS = 4          # shard tasks running at once (threads of this process)
 MAX_SHARD = 2000           # items per shard at most
@@ -205,6 +205,9 @@ def eval_flow(benchmark: BenchmarkParam, model: str = "baseline:random",
         data_dir=data_dir, limit=limit, concurrency=concurrency, max_cost=max_cost,
         temperature=temperature, max_tokens=max_tokens, request_timeout=request_timeout,
         judge=judge, data_path=data_path)
+    report_file = html_path(db, plan.run_id, html_report)
+    if report_file is not None:                # written at the end: checked before any work
+        preflight.output_file("html_report", report_file)
     check_backend(model)                       # builds the client: a Secret block is read here
     runtime.start(global_slot(parse_spec(model)[0]))   # looked up while the store is prepared
     if judge is not None:
@@ -214,7 +217,10 @@ def eval_flow(benchmark: BenchmarkParam, model: str = "baseline:random",
                     concurrency=concurrency, request_timeout=request_timeout,
                     triton_url=triton_url, max_cost=max_cost, judge=judge)
     store = open_store(cfg.db, data_path)
-    with LogProgress(cfg.run_id):              # notes, counts and failures in the Prefect log
+    # notes, counts and failures in the Prefect log; the run claimed (one live writer per run
+    # id: a second process on it waits for the first to end, then asks only what is left)
+    with LogProgress(cfg.run_id), run_lease.holding(
+            store, cfg.run_id, say=lambda message: progress.note(cfg.run_id, message)) as lease:
         mapped = key_mapping(cfg.run_id, cfg.db)
         if mapped:
             progress.note(cfg.run_id, mapped)
@@ -230,6 +236,7 @@ def eval_flow(benchmark: BenchmarkParam, model: str = "baseline:random",
             for future in futures:
                 future.result()
             check_writes(store)                # a full disk: stop here, answers are spooled
+            run_lease.check(lease)             # a claim it could not renew: stop here too
             grade_task(cfg)
             if judge is not None:
                 judge_task(cfg, judge, retry_failed, concurrency)

@@ -21,7 +21,7 @@ from mathprobe.tasks.reports.summary import failure_reasons
 from mathprobe.tasks.runs import check_backend, preflight
 from mathprobe.tasks.runs.asking import check_writes
 from mathprobe.tasks.runs.probing import probe_run_id, run_probe
-from mathprobe.tasks.store import open_store
+from mathprobe.tasks.store import open_store, run_lease
 
 
 @task(name="probe", cache_policy=NO_CACHE)
@@ -57,7 +57,8 @@ def _probe_family(family: str, methods: list[str] | None, model: str, benchmark:
     bench = preflight.check_probe(family=family, benchmark=benchmark, methods=methods,
                                   model=model, run_id=run_id, db=kwargs["db"],
                                   data_dir=kwargs["data_dir"], limit=kwargs["limit"],
-                                  concurrency=kwargs["concurrency"])
+                                  concurrency=kwargs["concurrency"],
+                                  request_timeout=kwargs["request_timeout"])
     offered = bench.probe_family(family)
     methods = methods or list(offered)
     check_backend(model)                     # builds the client: a Secret block is read here
@@ -68,10 +69,13 @@ def _probe_family(family: str, methods: list[str] | None, model: str, benchmark:
         probe = offered[m]
         rid = (f"{run_id}-{m}" if run_id and len(methods) > 1 else run_id) \
             or probe_run_id(bench, model, probe)
-        with LogProgress(rid):
-            repair_dead_runs(store, rid)
-        out[m] = probe_task(bench.name, m, model, rid, data_dir=data_dir, **kwargs)
+        # one live writer per run id: a second process on it waits for the first to end
+        with run_lease.holding(store, rid, say=get_run_logger().warning) as lease:
+            with LogProgress(rid):
+                repair_dead_runs(store, rid)
+            out[m] = probe_task(bench.name, m, model, rid, data_dir=data_dir, **kwargs)
         check_writes(store)
+        run_lease.check(lease)
     failed = {m: r for m, r in out.items() if (r.get("run") or {}).get("n_infra_failed")}
     if failed:                          # not a green Completed: say which calls failed, and why
         parts = []

@@ -38,11 +38,12 @@ def compare(
     from mathprobe.tasks.reports import compare_render
     from mathprobe.tasks.reports.compare import compare as compare_runs
 
-    if resamples < 100:
-        raise MathprobeError(f"--resamples {resamples}: use at least 100")
-    if benchmark is not None:
-        from mathprobe.tasks.runs import preflight
+    from mathprobe.tasks.runs import preflight
 
+    preflight.check_counts(resamples=resamples, seed=seed)
+    if csv_file is not None:
+        preflight.output_file("--csv", csv_file)
+    if benchmark is not None:
         preflight.benchmark(benchmark)
     result = compare_runs(open_existing(db), run_ids or [], benchmark=benchmark, grader=grader,
                           resamples=resamples, seed=seed)
@@ -62,6 +63,11 @@ def compare(
 def write_html(db: str, run_id: str | None, runs: str | None, html: Path, *,
                grader: str | None, figures: Path | None, data_dir: Path | None) -> None:
     """`report --html`: the report of --run-id or of --runs A,B,... (the first the baseline)."""
+    from mathprobe.tasks.runs import preflight
+
+    preflight.output_file("--html", html)                 # before any work, not after it
+    if figures is not None:
+        preflight.output_dir("--figures", figures)
     ids = [r.strip() for r in (runs or "").split(",") if r.strip()] + ([run_id] if run_id else [])
     if not ids:
         raise MathprobeError("--html needs --run-id ID or --runs A,B,...")
@@ -74,8 +80,12 @@ def write_html(db: str, run_id: str | None, runs: str | None, html: Path, *,
                      grader)
     from mathprobe.tasks.reports import html as html_report
 
-    info = html_report.write(store, list(dict.fromkeys(ids)), html, grader=grader,
-                             data_dir=data_dir, figures_dir=figures)
+    try:
+        info = html_report.write(store, list(dict.fromkeys(ids)), html, grader=grader,
+                                 data_dir=data_dir, figures_dir=figures)
+    except OSError as exc:                  # the disk filled, the folder went away meanwhile
+        raise MathprobeError(f"--html {html}: could not write it ({exc.strerror or exc})") \
+            from None
     err.print(f"wrote {info['path']} ({info['bytes'] / 1e6:.1f} MB: {info['runs']} run(s), "
               f"{info['plots']} plots, {info['items']} answers in the item browser"
               + (f"; left out of it: {', '.join(info['items_left_out'])}"

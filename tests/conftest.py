@@ -71,12 +71,13 @@ def _stop_triton(made) -> None:
 # The tests that share a slow set-up run in one process (`pytest -n 2 --dist loadgroup`, stock
 # pytest-xdist): each set-up is made once, by the first of its tests, and its tests run one after
 # another (the team's tests share one Prefect server and store; the tritonserver test kills a
-# server; the install tests build the wheel in the checkout). The fixture names that put a test in a group, first match wins; the Prefect harness is
+# server; the install tests build the wheel in the checkout; the lease tests share a Prefect
+# server). The fixture names that put a test in a group, first match wins; the Prefect harness is
 # not a group: each process that runs a flow test has one, started at collection in the
 # background (10-25 s), so flow tests spread over both processes.
 GROUPS = (("team", ("team", "postgres")), ("server", ("started",)),
           ("triton", ("triton_made", "triton_server", "tiny_vlm", "doomed_triton")),
-          ("install", ("installed",)))
+          ("install", ("installed",)), ("lease", ("real_server",)))
 
 
 def group_of(item) -> str | None:
@@ -92,9 +93,10 @@ def pytest_collection_modifyitems(session, config, items):
             item.add_marker(pytest.mark.xdist_group(group))
             groups[item.nodeid] = group
     # the flow tests after those that need no Prefect (the harness starts meanwhile), the
-    # grouped set-ups' tests last (xdist hands out the groups first, as whole units)
-    items.sort(key=lambda item: (item.nodeid in groups,
-                                 "prefect_harness" in getattr(item, "fixturenames", ())))
+    # grouped set-ups' tests last and in their modules' order (a module's tests may build on
+    # each other: the server's are started, used, then stopped)
+    items.sort(key=lambda item: (item.nodeid in groups, item.nodeid not in groups
+                                 and "prefect_harness" in getattr(item, "fixturenames", ())))
     if not config.option.collectonly and early.needed(items, "prefect_harness"):
         harness.start()                                           # 10-25 s, in the background
 

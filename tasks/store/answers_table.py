@@ -40,6 +40,24 @@ class AnswersTable:
             return 0
         return self.write(lambda con: self._append_new(con, run_id, rows))
 
+    def append_spooled(self, batches: list[tuple[str, dict[str, list]]]) -> int:
+        """Store spooled batches ((batch id, rows by run), `tasks.store.spool`) in one write,
+        with their ids in `store_meta`: a batch stored before (a recovery killed between commit
+        and delete) is skipped whole, failed calls included. Returns how many were new."""
+        def work(con: duckdb.DuckDBPyConnection) -> int:
+            done = {k for (k,) in con.execute(
+                "SELECT key FROM store_meta WHERE key IN (SELECT unnest($keys::VARCHAR[]))",
+                {"keys": [f"spooled:{b}" for b, _ in batches]}).fetchall()}
+            new = 0
+            for batch, by_run in batches:
+                if f"spooled:{batch}" in done:
+                    continue
+                new += sum(self._append_new(con, run_id, rows) for run_id, rows in by_run.items())
+                con.execute("INSERT INTO store_meta VALUES (?, ?)",
+                            [f"spooled:{batch}", "stored"])
+            return new
+        return self.write(work) if batches else 0
+
     def _append_new(self, con: duckdb.DuckDBPyConnection, run_id: str,
                     rows: list[tuple[str, str, Completion]]) -> int:
         """Inside a write: insert the rows whose item has no answer in the run yet."""

@@ -9,7 +9,7 @@ from pathlib import Path
 from typing import Any
 
 from mathprobe.tasks import contract
-from mathprobe.tasks.benchmarks.cmmath._options import option_letters
+from mathprobe.tasks.benchmarks.cmmath._options import gold_letters, option_letters
 from mathprobe.tasks.benchmarks.cmmath._points import PointSyntaxError, item_points, official_point
 from mathprobe.tasks.errors import DataError
 from mathprobe.tasks.files import read_json
@@ -99,6 +99,10 @@ def parse_record(row: Any, *, path: Path, n: int, data_dir: Path) -> tuple[Cmmat
         field = "knowledge_point" if (row.get("knowledge_point") or "").strip() else "skill"
         raise bad(field, str(exc)) from None
     choices = option_letters(row["question"]) if row["answer_type"] == "choice" else ()
+    gold = gold_letters(row["answer"]) if choices else None
+    if gold is not None and not gold <= set(choices):     # a row no answer could ever match
+        raise bad("answer", f"answer {row['answer'].strip()!r} is not among the options "
+                  f"({', '.join(choices)}) of the question")
     image_dir = Path(data_dir) / NAME / "images"
     item = CmmathItem(
         benchmark=NAME, item_id=pid, question=row["question"], gold=row["answer"].strip(),

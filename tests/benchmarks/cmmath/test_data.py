@@ -190,6 +190,20 @@ def test_malformed_record_names_file_row_and_field(tmp_path, change, field):
     assert "row 2" in str(err) and field in str(err)
 
 
+def test_a_choice_answer_not_among_the_options_names_file_row_and_field(tmp_path):
+    """A choice question whose reference answer is a letter it does not offer (E of A-D)
+    could never be answered right: refused, not graded wrong for every model. Official rows
+    whose answer is not letters at all ('暂无', part answers) stay as they are."""
+    rows = [record("001", answer="暂无", answer_type="choice"),
+            record("002", answer="A\nC", answer_type="choice"),
+            record("003", answer="E", answer_type="choice")]
+    root = make_cmmath_dir(tmp_path, rows)
+    with pytest.raises(DataError) as exc:
+        cmmath.load(root)
+    assert (exc.value.row, exc.value.field, exc.value.item) == (3, "answer", "003")
+    assert "'E' is not among the options (A, B, C, D)" in str(exc.value)
+
+
 def test_duplicate_problem_id(tmp_path):
     root = make_cmmath_dir(tmp_path, [record("001"), record("002"), record("001")])
     with pytest.raises(DataError, match="also used by row 1") as exc:
