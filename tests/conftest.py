@@ -78,6 +78,12 @@ def _stop_triton(made) -> None:
 GROUPS = (("team", ("team", "postgres")), ("server", ("started",)),
           ("triton", ("triton_made", "triton_server", "tiny_vlm", "doomed_triton")),
           ("install", ("installed",)), ("lease", ("real_server",)))
+# The first test of these groups also waits for its group's set-up, which is real work: the
+# team's is PostgreSQL, a Prefect server and two workers, then a whole sweep and four writers
+# into one lake (100-150 s on an idle 2-core machine, 300 s when it is loaded); the install's
+# builds the wheel and installs it into a new virtualenv (70 s idle). Their bound (pytest-timeout)
+# leaves that room; every other test keeps pyproject.toml's.
+GROUP_TIMEOUT_S = {"team": 900, "install": 600}
 
 
 def group_of(item) -> str | None:
@@ -92,6 +98,8 @@ def pytest_collection_modifyitems(session, config, items):
         if (group := group_of(item)) is not None:
             item.add_marker(pytest.mark.xdist_group(group))
             groups[item.nodeid] = group
+            if group in GROUP_TIMEOUT_S and item.get_closest_marker("timeout") is None:
+                item.add_marker(pytest.mark.timeout(GROUP_TIMEOUT_S[group]))
     # the flow tests after those that need no Prefect (the harness starts meanwhile), the
     # grouped set-ups' tests last and in their modules' order (a module's tests may build on
     # each other: the server's are started, used, then stopped)
