@@ -1,9 +1,9 @@
 """One event loop per process for all model calls.
 
 Shard tasks run on Prefect's worker threads, but their requests all run here: one loop, one
-connection pool per backend, and semaphores that really bound what is in flight across shards
-(per run and per provider). Several loops in several threads would fight over the GIL and
-each open its own pool, for less throughput.
+connection pool per backend, and limits that really bound what is in flight across shards
+(a run's adaptive window, a provider's semaphore). Several loops in several threads would
+fight over the GIL and each open its own pool, for less throughput.
 """
 from __future__ import annotations
 
@@ -82,6 +82,24 @@ def semaphore(scope: str, key: str, limit: int) -> asyncio.Semaphore:
         if entry is None or entry[0] != limit:
             entry = _semaphores[(scope, key)] = (limit, asyncio.Semaphore(max(1, limit)))
         return entry[1]
+
+
+_windows: dict[str, Any] = {}
+
+
+def window(run_id: str, ceiling: int):
+    """The run's adaptive window (tasks.runs.adaptive_limit), the same object for all of its
+    shards; a resumed run in this process starts where the last one left off, under its new
+    ceiling. Call from coroutines running on the shared loop."""
+    from mathprobe.tasks.runs.adaptive_limit import AdaptiveLimit
+
+    with _lock:
+        limit = _windows.get(run_id)
+        if limit is None:
+            limit = _windows[run_id] = AdaptiveLimit(ceiling)
+    if limit.ceiling != ceiling:
+        limit.set_ceiling(ceiling)
+    return limit
 
 
 _backends: dict[str, Any] = {}

@@ -1,0 +1,150 @@
+"""How many of a run's requests may be in flight, found while it runs: an AIMD-style window.
+
+A fixed `--concurrency` is either too low (a fast server idles) or too high (a rate-limited
+account answers 429 after 429, each request sleeping out its Retry-After while the run looks
+hung). Users of other evaluators tune it by hand per provider and tier. Here the run's
+`--concurrency` (default: the provider's cap) is only a ceiling; the window under it starts
+small and
+  * grows while the server answers: by one per answer until the first sign of overload (so it
+    doubles every round trip, as TCP's slow start), then back towards the window that was
+    overloaded last, by half the gap per round trip, and beyond it slowly at first, faster
+    while it keeps being answered (BIC's binary search and max probing);
+  * shrinks by BACKOFF at a 429 / 503 / 529, once per round of requests: a sign from a request
+    sent before the last cut says nothing new (the cut already answered it);
+  * holds new requests back for the server's Retry-After when it answers 429 even at the
+    floor (a time-based quota: sending more only collects more 429s).
+A request waiting out a retry gives its slot back (so the server sees the window, not fewer),
+and takes one again before the round of new requests (`acquire(retry=True)`), so started
+items finish first.
+
+It only decides how many; `tasks.runs.asking` holds the slot around each attempt, and
+`tasks.backends.retry` reports each attempt's outcome. One window per run, shared by its shards
+on the process's event loop; the provider's semaphore and Prefect global limit still bound
+what all runs send together (benchmarks/adaptive.py measures it against fixed concurrencies).
+"""
+from __future__ import annotations
+
+import asyncio
+import time
+from collections import deque
+
+START = 16        # the first window (or the ceiling, if lower): inspect_ai starts at 20
+BACKOFF = 0.8     # the window after an overload, as a fraction of what it was
+MAX_STEP = 32     # the most the window grows in one round trip
+FLOOR = 1
+
+
+class AdaptiveLimit:
+    """A window of requests in flight between FLOOR and `ceiling`, tuned by what the server
+    answers (see the module's docstring). Used on one event loop only."""
+
+    def __init__(self, ceiling: int, start: int = START, adaptive: bool = True):
+        self.adaptive = adaptive
+        self.ceiling = max(FLOOR, int(ceiling))
+        self.limit = float(min(self.ceiling, max(FLOOR, start)))
+        self.peak: float | None = None   # the window at the last overload; None: slow start
+        self.held = 0
+        self.epoch = 0                   # cuts so far: a slot remembers the epoch it began in
+        self.cuts = 0
+        self.paused_until = 0.0          # new requests wait until then (monotonic seconds)
+        self._new: deque[asyncio.Future] = deque()
+        self._retries: deque[asyncio.Future] = deque()
+        self._resume: asyncio.TimerHandle | None = None
+
+    @classmethod
+    def fixed(cls, limit: int) -> "AdaptiveLimit":
+        """Exactly `limit` in flight, whatever the server answers (a plain semaphore)."""
+        return cls(limit, start=limit, adaptive=False)
+
+    @property
+    def window(self) -> int:
+        return max(FLOOR, int(self.limit))
+
+    def set_ceiling(self, ceiling: int) -> None:
+        """A new ceiling (a resumed run with another --concurrency); the window stays under it."""
+        self.ceiling = max(FLOOR, int(ceiling))
+        self.limit = min(self.limit, self.ceiling)
+        self._hand_over()
+
+    # -- slots -------------------------------------------------------------------------------
+    async def acquire(self, retry: bool = False) -> int:
+        """Wait for a slot; returns the epoch it began in (for `overloaded`). Retries go first."""
+        if self._free(retry) and not self._retries and (retry or not self._new):
+            self.held += 1
+            return self.epoch
+        fut = asyncio.get_running_loop().create_future()
+        (self._retries if retry else self._new).append(fut)
+        self._schedule_resume()
+        try:
+            await fut                    # `_hand_over` counted the slot as held
+        except asyncio.CancelledError:
+            if fut.done() and not fut.cancelled():
+                self.release()           # handed over as it was cancelled: pass it on
+            else:
+                (self._retries if retry else self._new).remove(fut)
+            raise
+        return self.epoch
+
+    def release(self) -> None:
+        self.held -= 1
+        self._hand_over()
+
+    def _free(self, retry: bool) -> bool:
+        paused = not retry and time.monotonic() < self.paused_until
+        return self.held < self.window and not paused
+
+    def _hand_over(self) -> None:
+        for queue, retry in ((self._retries, True), (self._new, False)):
+            while queue and self._free(retry):
+                fut = queue.popleft()
+                if not fut.done():
+                    self.held += 1
+                    fut.set_result(None)
+            if queue:
+                break                    # retries first: new requests wait behind them
+        self._schedule_resume()
+
+    def _schedule_resume(self) -> None:
+        """Wake the new requests when a pause ends (no release may come to do it)."""
+        wait = self.paused_until - time.monotonic()
+        if self._new and wait > 0 and self._resume is None:
+            def resume() -> None:
+                self._resume = None
+                self._hand_over()
+            self._resume = asyncio.get_running_loop().call_later(wait, resume)
+
+    @property
+    def waiting(self) -> int:
+        """Requests waiting for a slot."""
+        return len(self._new) + len(self._retries)
+
+    # -- what the server answered --------------------------------------------------------------
+    def answered(self) -> None:
+        """An attempt was answered (not overloaded): grow, if the window is what held the run
+        back (requests wait for a slot, or all slots are taken)."""
+        if not self.adaptive or not (self._new or self._retries or self.held >= self.window):
+            return
+        w = self.limit
+        if self.peak is None:
+            step = 1.0                                          # doubles per round trip
+        elif w < self.peak:
+            step = min(MAX_STEP, max(1.0, (self.peak - w) / 2)) / w    # half the gap per trip
+        else:
+            step = min(MAX_STEP, max(1.0, w - self.peak)) / w  # 1, 2, 4, ... past the peak
+        self.limit = min(float(self.ceiling), w + step)
+        self._hand_over()
+
+    def overloaded(self, epoch: int, retry_after: float | None = None) -> bool:
+        """A 429 / 503 / 529 to an attempt whose slot began in `epoch`: cut the window, once
+        per epoch. At the floor, also hold new requests for the server's Retry-After. Returns
+        whether the window was cut."""
+        if not self.adaptive or epoch < self.epoch:
+            return False
+        at_floor = self.window <= FLOOR
+        self.peak = self.limit
+        self.limit = max(float(FLOOR), self.limit * BACKOFF)
+        self.epoch += 1
+        self.cuts += 1
+        if at_floor and retry_after:
+            self.paused_until = max(self.paused_until, time.monotonic() + retry_after)
+        return True
