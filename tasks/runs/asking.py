@@ -145,23 +145,24 @@ async def respond(backend: Backend, requests: Iterable[Request],
 
     async def one(req: Request, slots: RequestSlots) -> None:
         watching.set(slots)                  # this task's attempts: told to its slots
+        completion = None
         try:
             await slots.take()
-            if held_back():
-                return record(req, None)
-            started = time.perf_counter()
-            completion = await backend.complete(req)
-            if completion.latency_s is None:
-                completion.latency_s = time.perf_counter() - started
-            if completion.cost_usd is None:
-                completion.cost_usd = prices.cost(backend.kind, backend.model,
-                                                  completion.input_tokens, completion.output_tokens)
-            if budget is not None:
-                budget.add(completion.cost_usd)
-            record(req, completion)
+            if not held_back():
+                started = time.perf_counter()
+                completion = await backend.complete(req)
+                if completion.latency_s is None:
+                    completion.latency_s = time.perf_counter() - started
+                if completion.cost_usd is None:
+                    completion.cost_usd = prices.cost(backend.kind, backend.model,
+                                                      completion.input_tokens,
+                                                      completion.output_tokens)
+                if budget is not None:
+                    budget.add(completion.cost_usd)
         finally:
             await slots.give_back()
             reserved.discard(slots)
+        record(req, completion)
 
     def ended(task: asyncio.Task) -> None:
         running.discard(task)

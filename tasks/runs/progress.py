@@ -75,7 +75,8 @@ class Activity:
         waits = list(self.waits.values())
         if waits:
             left = max(0.0, max(waits) - time.monotonic())
-            parts.append(f"{len(waits)} waiting to retry (up to {left:.0f} s)")
+            digits = 0 if left >= 10 else 1
+            parts.append(f"{len(waits)} waiting to retry (up to {left:.{digits}f} s)")
         return " · ".join(parts)
 
 
