@@ -6,11 +6,16 @@ hung). Users of other evaluators tune it by hand per provider and tier. Here the
 `--concurrency` (default: the provider's cap) is only a ceiling; the window under it starts
 small and
   * grows while the server answers: by one per answer until the first sign of overload (so it
-    doubles every round trip, as TCP's slow start), then back towards the window that was
-    overloaded last, by half the gap per round trip, and beyond it slowly at first, faster
-    while it keeps being answered (BIC's binary search and max probing);
-  * shrinks by BACKOFF at a 429 / 503 / 529, once per round of requests: a sign from a request
-    sent before the last cut says nothing new (the cut already answered it);
+    doubles every round trip, as TCP's slow start), then back towards one below the window
+    that was overloaded last, by half the gap per round trip; then slowly (PLATEAU a round
+    trip) up to that window, where the server said no before, and beyond it faster while it
+    keeps being answered (BIC's binary search, a plateau, and max probing): each probe costs a
+    429 and a request that waits out its Retry-After, so they are rare near the known limit;
+  * shrinks by BACKOFF at a 429 / 503 / 529, once per round of requests (a sign from a request
+    sent after the last cut cuts again: a quota that is used up drives the window to the
+    floor within a few fast 429s); each further 429 to the round that was cut counts one
+    request more than the server takes (after a round that overshot by many, the window
+    lands where the server's limit is, not a mere 10% lower);
   * holds new requests back for the server's Retry-After when it answers 429 even at the
     floor (a time-based quota: sending more only collects more 429s).
 A request waiting out a retry gives its slot back (so the server sees the window, not fewer),
@@ -25,12 +30,15 @@ what all runs send together (benchmarks/adaptive.py measures it against fixed co
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import time
 from collections import deque
+from collections.abc import Iterator
 
 START = 16        # the first window (or the ceiling, if lower): inspect_ai starts at 20
-BACKOFF = 0.8     # the window after an overload, as a fraction of what it was
+BACKOFF = 0.9     # the window after an overload, as a fraction of what it was
 MAX_STEP = 32     # the most the window grows in one round trip
+PLATEAU = 0.25    # growth a round trip near the window that was overloaded last
 FLOOR = 1
 
 
@@ -46,7 +54,10 @@ class AdaptiveLimit:
         self.held = 0
         self.epoch = 0                   # cuts so far: a slot remembers the epoch it began in
         self.cuts = 0
+        self._cut_from = 0.0             # the window before the last cut ...
+        self._refused = 0                # ... and the 429s to requests sent under it
         self.paused_until = 0.0          # new requests wait until then (monotonic seconds)
+        self.senders = 0                 # senders with requests still to start (`sending`)
         self._new: deque[asyncio.Future] = deque()
         self._retries: deque[asyncio.Future] = deque()
         self._resume: asyncio.TimerHandle | None = None
@@ -118,33 +129,55 @@ class AdaptiveLimit:
         """Requests waiting for a slot."""
         return len(self._new) + len(self._retries)
 
+    @contextlib.contextmanager
+    def sending(self) -> Iterator[None]:
+        """Around a sender's loop that starts requests: while any sender has requests left,
+        the window is what holds the run back (a sender woken for a free slot may not have
+        asked for the next one yet when the answers of a round come in together); once all
+        are started, the window stops growing (no probe whose 429 would only delay the end)."""
+        self.senders += 1
+        try:
+            yield
+        finally:
+            self.senders -= 1
+
     # -- what the server answered --------------------------------------------------------------
     def answered(self) -> None:
-        """An attempt was answered (not overloaded): grow, if the window is what held the run
-        back (requests wait for a slot, or all slots are taken)."""
-        if not self.adaptive or not (self._new or self._retries or self.held >= self.window):
+        """An attempt was answered (not overloaded): grow, if the window is what holds the run
+        back (a sender has requests left, requests wait for a slot, or all slots are taken)."""
+        if not self.adaptive or not (self.senders or self._new or self._retries
+                                     or self.held >= self.window):
             return
         w = self.limit
         if self.peak is None:
             step = 1.0                                          # doubles per round trip
-        elif w < self.peak:
-            step = min(MAX_STEP, max(1.0, (self.peak - w) / 2)) / w    # half the gap per trip
-        else:
-            step = min(MAX_STEP, max(1.0, w - self.peak)) / w  # 1, 2, 4, ... past the peak
+        else:                                                   # per round trip, then / w
+            below = self.peak - 1
+            trip = ((below - w) / 2 if w < below else PLATEAU if w < self.peak
+                    else w - self.peak)                         # past the peak: doubling
+            step = min(MAX_STEP, max(PLATEAU, trip)) / w
         self.limit = min(float(self.ceiling), w + step)
         self._hand_over()
 
     def overloaded(self, epoch: int, retry_after: float | None = None) -> bool:
         """A 429 / 503 / 529 to an attempt whose slot began in `epoch`: cut the window, once
-        per epoch. At the floor, also hold new requests for the server's Retry-After. Returns
-        whether the window was cut."""
-        if not self.adaptive or epoch < self.epoch:
+        per epoch; one more for the epoch just cut lowers it to what the server took then. At
+        the floor, also hold new requests for the server's Retry-After. Returns whether the
+        window was cut."""
+        if not self.adaptive or epoch < self.epoch - 1:
             return False
-        at_floor = self.window <= FLOOR
-        self.peak = self.limit
-        self.limit = max(float(FLOOR), self.limit * BACKOFF)
-        self.epoch += 1
-        self.cuts += 1
-        if at_floor and retry_after:
+        cut = epoch == self.epoch
+        if cut:                               # the first sign since the last cut
+            self._cut_from, self._refused = self.limit, 1
+            self.peak = self.limit
+            self.limit = max(float(FLOOR), self.limit * BACKOFF)
+            self.epoch += 1
+            self.cuts += 1
+        else:                                 # more refused of the round that was cut
+            self._refused += 1
+            taken = self._cut_from - self._refused
+            self.peak = max(float(FLOOR), taken + 1)
+            self.limit = max(float(FLOOR), min(self.limit, taken))
+        if self.window <= FLOOR and retry_after:
             self.paused_until = max(self.paused_until, time.monotonic() + retry_after)
-        return True
+        return cut

@@ -171,20 +171,21 @@ async def respond(backend: Backend, requests: Iterable[Request],
 
     sent = 0
     try:
-        for req in requests:               # built now, as its slot is about to be free
-            slots = RequestSlots(window, limits, activity)
-            reserved.add(slots)
-            await slots.reserve()
-            if failures:
-                raise failures[0]
-            if held_back():                # nothing more is asked: count the rest
-                rest = total - sent if total is not None else 1 + sum(1 for _ in requests)
-                counts["not_asked"] = counts.get("not_asked", 0) + rest
-                break
-            sent += 1
-            task = asyncio.ensure_future(one(req, slots))
-            running.add(task)
-            task.add_done_callback(ended)
+        with window.sending():
+            for req in requests:           # built now, as its slot is about to be free
+                slots = RequestSlots(window, limits, activity)
+                reserved.add(slots)
+                await slots.reserve()
+                if failures:
+                    raise failures[0]
+                if held_back():            # nothing more is asked: count the rest
+                    rest = total - sent if total is not None else 1 + sum(1 for _ in requests)
+                    counts["not_asked"] = counts.get("not_asked", 0) + rest
+                    break
+                sent += 1
+                task = asyncio.ensure_future(one(req, slots))
+                running.add(task)
+                task.add_done_callback(ended)
         while running:
             await asyncio.wait(set(running))
             if failures:
