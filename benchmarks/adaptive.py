@@ -132,13 +132,14 @@ def main() -> None:
     print(f"\nmedians of {args.repeat} (ok answers per second; ideal {k / args.latency:.0f}):")
     for name in rate:
         runs = results[name]
-        print(f"  {name:10} {rate[name]:6.1f} ok/s  429s {statistics.median(x['429'] for x in runs):6.0f}"
-              f"  failed {statistics.median(x['failed'] for x in runs):4.0f}")
+        n429 = statistics.median(x["429"] for x in runs)
+        failed = statistics.median(x["failed"] for x in runs)
+        print(f"  {name:10} {rate[name]:6.1f} ok/s  429s {n429:6.0f}  failed {failed:4.0f}")
     adaptive = results["adaptive"]
-    settled = [w for x in adaptive for w in x["trace"][len(x["trace"]) // 5:]]
-    print(f"adaptive window after the first fifth of each run: median {statistics.median(settled)}"
-          f", 10-90% {sorted(settled)[len(settled) // 10]}-{sorted(settled)[9 * len(settled) // 10]}"
-          f" (K = {k})")
+    settled = sorted(w for x in adaptive for w in x["trace"][len(x["trace"]) // 5:])
+    low, high = settled[len(settled) // 10], settled[9 * len(settled) // 10]
+    print(f"adaptive window after the first fifth of each run: median "
+          f"{statistics.median(settled)}, 10-90% {low}-{high} (K = {k})")
     print(f"adaptive = {rate['adaptive'] / rate[best]:.0%} of the best fixed ({best}: "
           f"{rate[best]:.1f} ok/s)" + (f"; {rate['adaptive'] / rate[best_clean]:.0%} of the best "
                                        f"fixed that failed no item ({best_clean})"

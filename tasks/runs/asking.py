@@ -241,6 +241,8 @@ def send(store: Store, run_id: str, spec: str, make_backend: Callable[[], Backen
         # the run was interrupted (runtime.cancel_group): what came back is stored, the rest
         # is asked when the same command runs again; nothing to report but that
         return {"interrupted": len(requests)}
+    finally:
+        runtime.give_back_memory()         # the requests' images and bodies, now freed
 
 
 def check_writes(store: Store) -> None:
