@@ -31,6 +31,8 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import heapq
+import itertools
 import time
 from collections import deque
 from collections.abc import Iterator
@@ -58,7 +60,9 @@ class AdaptiveLimit:
         self._refused = 0                # ... and the 429s to requests sent under it
         self.paused_until = 0.0          # new requests wait until then (monotonic seconds)
         self.senders = 0                 # senders with requests still to start (`sending`)
-        self._new: deque[asyncio.Future] = deque()
+        self._new: list[tuple[int, int, asyncio.Future]] = []   # a heap: (sender, seq, ...)
+        self._seq = itertools.count()
+        self._senders = itertools.count()
         self._retries: deque[asyncio.Future] = deque()
         self._resume: asyncio.TimerHandle | None = None
 
@@ -78,23 +82,37 @@ class AdaptiveLimit:
         self._hand_over()
 
     # -- slots -------------------------------------------------------------------------------
-    async def acquire(self, retry: bool = False) -> int:
-        """Wait for a slot; returns the epoch it began in (for `overloaded`). Retries go first."""
+    async def acquire(self, retry: bool = False, sender: int = 0) -> int:
+        """Wait for a slot; returns the epoch it began in (for `overloaded`). Retries go first,
+        then new requests of the earliest sender (`sending`): a run's shards then finish, and
+        have their answers committed, one after the other, not all at the very end."""
         if self._free(retry) and not self._retries and (retry or not self._new):
             self.held += 1
             return self.epoch
         fut = asyncio.get_running_loop().create_future()
-        (self._retries if retry else self._new).append(fut)
+        if retry:
+            self._retries.append(fut)
+        else:
+            heapq.heappush(self._new, (sender, next(self._seq), fut))
         self._schedule_resume()
         try:
             await fut                    # `_hand_over` counted the slot as held
         except asyncio.CancelledError:
             if fut.done() and not fut.cancelled():
                 self.release()           # handed over as it was cancelled: pass it on
-            else:
-                (self._retries if retry else self._new).remove(fut)
+            else:                        # out of the queue (so `waiting` counts only waiters)
+                fut.cancel()
+                self._forget(fut, retry)
             raise
         return self.epoch
+
+    def _forget(self, fut: asyncio.Future, retry: bool) -> None:
+        if retry:
+            with contextlib.suppress(ValueError):
+                self._retries.remove(fut)
+        else:
+            self._new = [entry for entry in self._new if entry[2] is not fut]
+            heapq.heapify(self._new)
 
     def release(self) -> None:
         self.held -= 1
@@ -105,14 +123,20 @@ class AdaptiveLimit:
         return self.held < self.window and not paused
 
     def _hand_over(self) -> None:
-        for queue, retry in ((self._retries, True), (self._new, False)):
-            while queue and self._free(retry):
-                fut = queue.popleft()
-                if not fut.done():
-                    self.held += 1
-                    fut.set_result(None)
-            if queue:
-                break                    # retries first: new requests wait behind them
+        while self._retries and self._retries[0].done():
+            self._retries.popleft()              # (cancelled while waiting)
+        while self._retries and self._free(True):
+            fut = self._retries.popleft()
+            if not fut.done():
+                self.held += 1
+                fut.set_result(None)
+        while self._new and self._new[0][2].done():
+            heapq.heappop(self._new)
+        while not self._retries and self._new and self._free(False):
+            fut = heapq.heappop(self._new)[2]    # new requests wait behind the retries
+            if not fut.done():
+                self.held += 1
+                fut.set_result(None)
         self._schedule_resume()
 
     def _schedule_resume(self) -> None:
@@ -130,14 +154,14 @@ class AdaptiveLimit:
         return len(self._new) + len(self._retries)
 
     @contextlib.contextmanager
-    def sending(self) -> Iterator[None]:
+    def sending(self) -> Iterator[int]:
         """Around a sender's loop that starts requests: while any sender has requests left,
         the window is what holds the run back (a sender woken for a free slot may not have
         asked for the next one yet when the answers of a round come in together); once all
         are started, the window stops growing (no probe whose 429 would only delay the end)."""
         self.senders += 1
         try:
-            yield
+            yield next(self._senders)            # the sender's place: earlier ones go first
         finally:
             self.senders -= 1
 

@@ -171,9 +171,9 @@ async def respond(backend: Backend, requests: Iterable[Request],
 
     sent = 0
     try:
-        with window.sending():
+        with window.sending() as sender:
             for req in requests:           # built now, as its slot is about to be free
-                slots = RequestSlots(window, limits, activity)
+                slots = RequestSlots(window, limits, activity, sender)
                 reserved.add(slots)
                 await slots.reserve()
                 if failures:

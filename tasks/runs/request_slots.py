@@ -27,14 +27,16 @@ class RequestSlots:
     request's own task: a Prefect global slot belongs to the task that took it), `give_back`
     (all; safe to call twice)."""
 
-    def __init__(self, window: AdaptiveLimit, limits: Sequence[Any], activity: Activity):
+    def __init__(self, window: AdaptiveLimit, limits: Sequence[Any], activity: Activity,
+                 sender: int = 0):
         self.window, self.limits, self.activity = window, list(limits), activity
+        self.sender = sender
         self.epoch = 0
         self._window_held = False
         self._others: contextlib.AsyncExitStack | None = None
 
     async def reserve(self, retry: bool = False) -> None:
-        self.epoch = await self.window.acquire(retry)
+        self.epoch = await self.window.acquire(retry, self.sender)
         self._window_held = True
 
     async def take(self) -> None:

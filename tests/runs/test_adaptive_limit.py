@@ -153,3 +153,44 @@ def test_the_bar_and_the_artifact_show_rate_limits_and_waits(fake_openai, monkey
     assert any("in flight (limit " in f for f in limited)
     assert any("rate-limited" in d and "waiting to retry" in d for d in descriptions), descriptions
     assert descriptions[-1].startswith("Questions of run limited answered so far: 30 of 30")
+
+
+def test_the_first_shard_is_asked_first_and_a_cancelled_waiter_blocks_no_one():
+    """Two shards sending under one window of 2, answers coming one at a time: the first
+    shard's requests all start before the second's (its answers are committed while the second is still asked, not all at the
+    very end); a request cancelled while it waits for a slot (an interrupted shard) leaves no
+    waiter behind, and the slot it would have had goes to the next request."""
+    async def go() -> tuple[list[str], int, bool]:
+        window = AdaptiveLimit.fixed(2)
+        started: list[str] = []
+
+        async def shard(name: str, n: int) -> None:
+            with window.sending() as sender:
+                for i in range(n):
+                    await window.acquire(sender=sender)
+                    started.append(f"{name}{i}")
+
+        async def answers() -> None:             # one at a time, as a server's answers come
+            while len(started) < 12:
+                await asyncio.sleep(0.001)
+                if window.held:
+                    window.release()
+
+        await asyncio.wait_for(asyncio.gather(shard("a", 6), shard("b", 6), answers()), 10)
+        while window.held:
+            window.release()
+        await window.acquire()
+        await window.acquire()                   # the window is full now
+        cancelled = asyncio.ensure_future(window.acquire(sender=0))
+        await asyncio.sleep(0)
+        cancelled.cancel()
+        await asyncio.gather(cancelled, return_exceptions=True)
+        waiting = window.waiting
+        later = asyncio.ensure_future(window.acquire(sender=1))
+        window.release()
+        await asyncio.wait_for(later, 5)         # woken: the cancelled one took nothing
+        return started, waiting, window.held == 2
+    started, waiting, full = runtime.run(go())
+    assert started.index("a5") < started.index("b0"), started
+    assert sorted(started) == [f"{s}{i}" for s in "ab" for i in range(6)]
+    assert waiting == 0 and full
