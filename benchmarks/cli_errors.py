@@ -53,6 +53,12 @@ def main() -> None:
     db = str(tmp / "runs.duckdb")
     base = ["run", "--benchmark", "wemath", "--model", "baseline:random", "--run-id", "r",
             "--db", db]
+    # a graded run 'g' (one WE-MATH problem, imported) for the name checks of the reports
+    rows = json.loads((Path(data) / "wemath" / "testmini.json").read_text())
+    (tmp / "g.json").write_text(json.dumps([dict(r, response="<Answer>: <<A>>") for r in rows
+                                            if r["ID"] == rows[0]["ID"]]))
+    subprocess.run([MATHPROBE, "import", str(tmp / "g.json"), "--benchmark", "wemath",
+                    "--run-id", "g", "--db", db], env=env, check=True, capture_output=True)
     cases = {
         "--benchmark typo": ["run", "--benchmark", "wemth", "--model", "baseline:random",
                              "--run-id", "r", "--db", db],
@@ -67,6 +73,13 @@ def main() -> None:
         "--limit abc (usage error)": base + ["--limit", "abc"],
         "contamination --method typo": ["contamination", "--model", "baseline:random", "--db",
                                         db, "--method", "rogue"],
+        "report --grader typo": ["report", "--run-id", "g", "--db", db, "--grader", "oficial"],
+        "compare --grader typo": ["compare", "g", "--db", db, "--grader", "oficial"],
+        "report --html --grader typo": ["report", "--html", str(tmp / "r.html"), "--run-id",
+                                        "g", "--db", db, "--grader", "oficial"],
+        "compare --benchmark typo": ["compare", "--db", db, "--benchmark", "wemth"],
+        "--run-id with '/'": base[:6] + ["a/b"] + base[7:],
+        "--db in a missing folder": base[:8] + [str(tmp / "nowhere" / "runs.duckdb")],
     }
     print(f"{'case':32} {'to error: (s)':>14} {'exit':>5} {'stderr lines':>13}  error line")
     for name, args in cases.items():

@@ -50,10 +50,29 @@ def flow_run_name() -> str:
 
 def artifact_key(kind: str, run_id: str, db: str) -> str:
     """`{kind}-{run id}-{hash of the store}`: lowercase letters, digits and dashes, as Prefect
-    requires, unique per store (a DuckDB file's path, a DuckLake catalog)."""
+    requires, unique per store (a DuckDB file's path, a DuckLake catalog). A run id that is not
+    such a key as it stands (capitals, '.', '_', longer than 80) is lowered and its other
+    characters made dashes, then a hash of the id itself is added, so 'Run_A' and 'run-a' keep
+    artifacts of their own (`key_mapping` says so when the run starts)."""
     tag = hashlib.sha1(parse(db).key.encode()).hexdigest()[:8]
-    slug = re.sub(r"[^a-z0-9-]+", "-", run_id.lower()).strip("-")[:80]
+    slug = _slug(run_id)
+    if slug != run_id:
+        slug += "-" + hashlib.sha1(run_id.encode()).hexdigest()[:6]
     return f"{kind}-{slug}-{tag}"
+
+
+def _slug(run_id: str) -> str:
+    return re.sub(r"[^a-z0-9-]+", "-", run_id.lower()).strip("-")[:80]
+
+
+def key_mapping(run_id: str, db: str) -> str | None:
+    """The line that shows how a run id that is not an artifact key as given is keyed in
+    Prefect; None where the key carries it unchanged."""
+    if _slug(run_id) == run_id:
+        return None
+    return (f"run id {run_id!r} is not a Prefect artifact key as it stands (lowercase letters, "
+            f"digits and dashes): its artifacts are keyed {artifact_key('report', run_id, db)} "
+            f"and {artifact_key('progress', run_id, db)}")
 
 
 class ProgressArtifact:
@@ -144,9 +163,9 @@ def html_path(db: str, run_id: str, html_report: str | None) -> Path | None:
 def publish(store, report: dict[str, Any], db: str, html_report: str | None = None):
     """Write the HTML report (if asked), publish the Markdown report artifact, and return the
     flow's final state: Completed, named with the run id and the headline figure, carrying
-    the report."""
+    the report; or, for a run that did not complete (calls failed for good, --max-cost), Failed
+    under a name that says so with its counts and first reason (`final_state`)."""
     from prefect.artifacts import create_markdown_artifact
-    from prefect.states import Completed
 
     from mathprobe.tasks.reports import markdown
 
@@ -162,6 +181,36 @@ def publish(store, report: dict[str, Any], db: str, html_report: str | None = No
     create_markdown_artifact(key=artifact_key("report", run["run_id"], db), markdown=text,
                              description=f"mathprobe report of run {run['run_id']} "
                                          f"({run['benchmark']}, {run['model']})")
-    status = "" if run["status"] == "completed" else f" ({run['status']})"
-    name = f"Completed: run {run['run_id']}{status}" + (f", {head}" if head else "")
-    return Completed(name=name[:200], message=name, data=report)
+    return final_state(report, head)
+
+
+def final_state(report: dict[str, Any], head: str | None):
+    """Completed ('Completed: run R, Score (strict) 14.00% [..], n=525') for a run with every
+    answer; otherwise Failed, named 'Incomplete: ...' or 'Stopped: ...' with the counts and the
+    first failure reason, which `prefect deployment run --watch` prints."""
+    from prefect.states import Completed
+
+    from mathprobe.flows.common import not_completed
+    from mathprobe.flows.exits import run_exit_code
+    from mathprobe.tasks.errors import Exit
+
+    run = report["run"]
+    code = run_exit_code(report)
+    if code == Exit.COMPLETED:
+        name = f"Completed: run {run['run_id']}" + (f", {head}" if head else "")
+        return Completed(name=name[:200], message=name, data=report)
+    if code == Exit.STOPPED_BUDGET:
+        name = (f"Stopped: run {run['run_id']}, --max-cost reached with {run['n_not_asked']} "
+                f"of {run['n_items']} items not asked")
+        return not_completed(name, name + "; run again with a higher --max-cost to continue",
+                             report, code)
+    judges = report.get("judges", [])
+    failed = run["n_infra_failed"]
+    judged = sum(j["n_judge_failed"] + j["n_infra_failed"] for j in judges)
+    reasons = report.get("failures") or [f for j in judges for f in j.get("failures", [])]
+    first = f" ({reasons[0]['n']} x {reasons[0]['reason']})" if reasons else ""
+    counts = ", ".join(part for part in (
+        f"{failed} of {run['n_items']} calls failed" if failed else "",
+        f"{judged} judge verdicts missing" if judged else "") if part) or run["status"]
+    name = f"Incomplete: run {run['run_id']}, {counts}{first}"
+    return not_completed(name, name + "; re-drive them with --retry-failed", report, code)

@@ -10,7 +10,9 @@ what they share (option types, console, lazy flow import, progress bar) is in cl
 from __future__ import annotations
 
 import os
+import signal
 import sys
+import threading
 import traceback
 from pathlib import Path
 from typing import Annotated, Optional
@@ -19,7 +21,8 @@ import typer
 from rich.console import Console
 from rich.text import Text
 
-from mathprobe.flows import deploy_cli, probes_cli, results_cli, server, triton_cli
+from mathprobe.flows import (deploy_cli, export_cli, judge_audit_cli, judge_cli, probes_cli,
+                            results_cli, server, triton_cli)
 from mathprobe.flows.cli_common import (DEBUG, MODELS_HELP, SETTINGS_HELP, Benchmark, Concurrency,
                                         DataDir, DataPath, Db, RunId, emit, err, existing,
                                         importing, invocation, load_flow, open_existing,
@@ -66,28 +69,58 @@ DEMO_DB = "out/demo.duckdb"
 
 @app.command("import")
 def import_(
-    file: Annotated[Path, typer.Argument(help="Response file in the authors' result format.")],
+    file: Annotated[Path, typer.Argument(help="Response file: the authors' result format, or "
+                                         "another toolkit's (see --format).")],
     benchmark: Benchmark,
     run_id: RunId,
     db: Db,
-    fmt: Annotated[str, typer.Option("--format", help="Only 'official' for now.")] = "official",
+    fmt: Annotated[str, typer.Option("--format", help="official (the benchmark authors' result "
+                                     "format); WE-MATH also vlmevalkit (VLMEvalKit's "
+                                     "{model}_WeMath[_{judge}].xlsx/.tsv/.csv) and lmms-eval "
+                                     "(its *_samples_<task>.jsonl).")] = "official",
     data_dir: DataDir = None,
     data_path: DataPath = None,
 ) -> None:
-    """Load responses produced elsewhere, grade them, and fill every view."""
+    """Load responses produced elsewhere, grade them, and fill every view. Rows that cannot be
+    imported are counted and listed; problems the local data lacks are taken from the file
+    where it defines them (CMMaTH authors' records)."""
     from mathprobe.tasks import registry
-    from mathprobe.tasks.runs import import_official, preflight
+    from mathprobe.tasks.runs import import_results, preflight
     from mathprobe.tasks.store import open_store
 
-    if fmt != "official":
-        raise MathprobeError(f"--format {fmt!r}: only 'official' (the authors' result format)")
     preflight.check_run_id(run_id)
     bench = preflight.benchmark(benchmark)
+    if not file.is_file():                   # before the store is made, not after
+        raise MathprobeError(f"{file}: no such file" if not file.exists() else
+                             f"{file}: not a file")
+    if fmt not in bench.result_formats():
+        raise MathprobeError(f"--format {fmt!r}: {bench.title} results are imported from "
+                             f"{', '.join(sorted(bench.result_formats()))}")
     preflight.store_path(db, data_path)
+    if not file.is_file():                     # before the store is created
+        raise MathprobeError(f"{file}: no such file")
     store = open_store(db, data_path)
-    counts = import_official(store, bench, registry.resolve_data_dir(data_dir), file, run_id)
-    err.print(f"imported {file} into run {run_id}: {counts['new']} new responses, "
-              f"{counts['already_stored']} already stored, {counts['missing']} without a response")
+    counts = import_results(store, bench, registry.resolve_data_dir(data_dir), file, run_id, fmt)
+    err.print(import_summary(file, run_id, counts), soft_wrap=True, highlight=False)
+
+
+def import_summary(file: Path, run_id: str, counts: dict, shown: int = 20) -> str:
+    """What an import did, in a few lines: rows stored, those the file defined itself, the
+    rows left out (each with its reason, the first `shown` of them)."""
+    lines = [f"imported {file} into run {run_id}: {counts['rows']} rows ({counts['new']} new "
+             f"responses, {counts['already_stored']} already stored, {counts['missing']} without "
+             f"a response" + (f", {counts['failed']} failed calls" if counts.get("failed") else "")
+             + ")"]
+    if counts.get("from_file"):
+        lines.append(f"{counts['from_file']} problem(s) not in the local data were taken from "
+                     "the file itself")
+    skipped = counts.get("skipped") or []
+    if skipped:
+        lines.append(f"{len(skipped)} row(s) left out:")
+        lines += [f"  {s.line()}" for s in skipped[:shown]]
+        if len(skipped) > shown:
+            lines.append(f"  ... and {len(skipped) - shown} more (all counted in the run card)")
+    return "\n".join(lines)
 
 
 @app.command()
@@ -114,8 +147,10 @@ def run(
                                                              help="Seconds per attempt.")] = None,
     triton_url: Annotated[Optional[str], typer.Option("--triton-url", help="HOST:PORT of the "
                                                       "Triton gRPC endpoint (triton: models).")] = None,
-    judge: Annotated[Optional[str], typer.Option("--judge", help="BACKEND:NAME of a judge for "
-                                                 "what the rules leave undecided (CMMaTH).")] = None,
+    judge: Annotated[Optional[str], typer.Option("--judge", help="BACKEND:NAME of a judge (CMMaTH: "
+                                                 "for what the rules leave undecided; WE-MATH: "
+                                                 "VLMEvalKit's judged extractor beside the "
+                                                 "official one). See mathprobe judge.")] = None,
     as_json: Annotated[bool, typer.Option("--json", help="Print the report as JSON.")] = False,
     data_path: DataPath = None,
 ) -> None:
@@ -133,11 +168,14 @@ def run(
         raise typer.Exit(run_exit_code(stored))
     from mathprobe.tasks.backends import MODULES, parse_spec
 
+    from mathprobe.flows.common import call_flow
+
     eval_flow = load_flow("eval", "eval_flow")
     with importing(MODULES[parse_spec(model)[0]]), progress_bar():
-        report = eval_flow(benchmark=benchmark, model=model, setting=setting, run_id=run_id,
-                           db=str(db), data_dir=str(data_dir) if data_dir else None,
-                           limit=limit, concurrency=concurrency, retry_failed=retry_failed,
+        report = call_flow(eval_flow, benchmark=benchmark, model=model, setting=setting,
+                           run_id=run_id, db=str(db),
+                           data_dir=str(data_dir) if data_dir else None, limit=limit,
+                           concurrency=concurrency, retry_failed=retry_failed,
                            max_cost=max_cost, temperature=temperature, max_tokens=max_tokens,
                            request_timeout=request_timeout, triton_url=triton_url,
                            judge=judge, data_path=data_path)
@@ -233,10 +271,14 @@ def demo(
     from mathprobe.tasks import registry
     from mathprobe.tasks.runs import preflight
 
+    if db == DEMO_DB:                          # the demo's own folder; a --db given must exist
+        Path(DEMO_DB).parent.mkdir(exist_ok=True)
     preflight.store_path(db)
     for bench in registry.all_benchmarks():
         if bench.demo is not None:
             preflight.data(bench, data_dir)
+    from mathprobe.flows.common import call_flow
+
     eval_flow = load_flow("eval", "eval_flow")
     queries = []
     for bench in registry.all_benchmarks():
@@ -244,7 +286,7 @@ def demo(
             continue
         run_id = f"demo-{bench.name}-{bench.demo['model'].replace(':', '-')}"
         with progress_bar():
-            report = eval_flow(benchmark=bench.name, model=bench.demo["model"],
+            report = call_flow(eval_flow, benchmark=bench.name, model=bench.demo["model"],
                                setting=bench.demo.get("setting"), run_id=run_id, db=str(db),
                                data_dir=str(data_dir) if data_dir else None)
         emit(report, False)
@@ -256,9 +298,12 @@ def demo(
 
 
 app.command("compare")(results_cli.compare)
+app.command("card")(export_cli.card)
+app.command("export")(export_cli.export)
 app.command("contamination")(probes_cli.contamination)
 app.command("classify")(probes_cli.classify)
-app.command("judge-audit")(probes_cli.judge_audit)
+app.command("judge")(judge_cli.judge)
+app.command("judge-audit")(judge_audit_cli.judge_audit)
 
 store_app = typer.Typer(help="Stores: move runs between a DuckDB file and a DuckLake.",
                         no_args_is_help=True)
@@ -275,10 +320,13 @@ def store_copy(
 ) -> None:
     """Copy runs (responses, verdicts, log-probabilities, probe scores, and the items and
     reference tables their views need) from SRC to DST. Runs DST already has are skipped."""
+    from mathprobe.tasks.runs import preflight
     from mathprobe.tasks.store import open_store
     from mathprobe.tasks.store.copy import copy_runs
     from mathprobe.tasks.store.location import parse
 
+    existing(src)
+    preflight.store_path(dst, data_path)
     out = copy_runs(parse(src), open_store(dst, data_path), run_ids)
     err.print(f"copied {len(out['copied'])} run(s) ({out['responses']} responses) from {src} "
               f"to {dst}" + (f"; skipped {len(out['skipped'])} already there: "
@@ -298,6 +346,10 @@ def main(argv: list[str] | None = None) -> None:
         args.insert(0, "--debug")
     if "--debug" in args or _env_flag("MATHPROBE_DEBUG"):
         DEBUG.set()
+    # a closed terminal stops a command as SIGTERM does (a run in a flow: marked interrupted,
+    # its answers kept); by default SIGHUP killed it on the spot, its run left `running`
+    if threading.current_thread() is threading.main_thread():
+        signal.signal(signal.SIGHUP, _as_sigterm)
     from mathprobe.tasks.store.duckdb_store import pandas_hidden
 
     try:
@@ -324,6 +376,10 @@ def main(argv: list[str] | None = None) -> None:
 
 
 INTERRUPTED = "interrupted; run the same command again to resume"
+
+
+def _as_sigterm(signum: int, frame) -> None:
+    os.kill(os.getpid(), signal.SIGTERM)
 
 
 def _env_flag(name: str) -> bool:

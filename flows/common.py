@@ -1,41 +1,83 @@
 """What every flow shares: progress in the Prefect log, user errors that end a flow run Failed
-with their one-line message (no traceback), and the repair of flow runs a dead process left
-RUNNING."""
+with their one-line message (no traceback), runs that did not complete ending Failed under a
+name that says why (`not_completed`, `call_flow`), and the repair of flow runs a dead process
+left RUNNING."""
 from __future__ import annotations
 
 import functools
 import inspect
+import logging
 import threading
 from collections.abc import Callable
 from typing import Any
 
 from prefect import get_run_logger
 
-# flow runs end without waiting on a heartbeat
-from mathprobe.flows import _prefect_engine  # noqa: F401
-from mathprobe.tasks.errors import MathprobeError
+# flow runs end without waiting on a heartbeat; a temporary server dies with its command
+from mathprobe.flows import _prefect_engine, _temporary_server  # noqa: F401
+from mathprobe.tasks.errors import MathprobeError, RunNotCompleted
 from mathprobe.tasks.runs import progress
 from mathprobe.tasks.store import Store
+
+STATE_NAME_MAX = 300       # a state's name carries its reason: what `--watch` prints
 
 
 def fail_cleanly(fn: Callable[..., Any]) -> Callable[..., Any]:
     """Under `@flow`: a MathprobeError (bad input, a store that cannot be written) ends the flow
-    run Failed with the error's one line as its message (Prefect logs it once, without a
-    traceback); calling the flow still raises the error, so the command line prints it and
-    exits with its code."""
+    run Failed with the error's one line as its message and in its state's name ('Failed: no
+    data directory ...', which `prefect deployment run --watch` prints); Prefect logs it once,
+    without a traceback. Calling the flow still raises the error, so the command line prints
+    it and exits with its code."""
     @functools.wraps(fn)
     def wrapper(*args: Any, **kwargs: Any) -> Any:
         try:
             return fn(*args, **kwargs)
+        except RunNotCompleted:
+            raise
         except MathprobeError as exc:         # Prefect logs the message with the state
             from prefect.states import Failed
 
-            return Failed(message=str(exc), data=exc)
+            return Failed(name=f"Failed: {exc}"[:STATE_NAME_MAX], message=str(exc), data=exc)
     # the parameters' types resolved where `fn` is defined: Prefect validates the wrapper's
     # parameters in this module's namespace, which lacks the names a flow's module imports
     # (e.g. its parameter types with their choices)
     wrapper.__signature__ = inspect.signature(fn, eval_str=True)
     return wrapper
+
+
+def not_completed(name: str, message: str, result: Any, exit_code: int) -> Any:
+    """The final state of a run that did not complete: Failed, named for why with its counts
+    ('Incomplete: 2 of 60 calls failed (HTTP 503 ...)'), its message the full account; calling
+    the flow raises RunNotCompleted with `result` (`call_flow` returns it)."""
+    from prefect.states import Failed
+
+    return Failed(name=name[:STATE_NAME_MAX], message=message,
+                  data=RunNotCompleted(message, result, exit_code))
+
+
+def call_flow(flow: Callable[..., Any], **params: Any) -> Any:
+    """A flow's result, run in this process: also the result of a run that did not complete
+    (its flow run ended Failed: RunNotCompleted carries it); a user error raises."""
+    try:
+        return flow(**params)
+    except RunNotCompleted as exc:
+        return exc.result
+
+
+class _HandledFailures(logging.Filter):
+    """A deployed flow run that ends Failed by our own hand (a user error, a run that did not
+    complete) makes Prefect's engine log 'Engine execution exited with unexpected exception'
+    with a traceback at ERROR, beside a state whose name and message already say what
+    happened: that record is dropped. Any other error passes."""
+
+    def filter(self, record: logging.LogRecord) -> bool:
+        exc = record.exc_info[1] if record.exc_info else None
+        return not (record.levelno >= logging.ERROR and isinstance(exc, MathprobeError))
+
+
+for _name in ("prefect.flow_runs", "prefect.engine", "prefect.flow_engine"):
+    if not any(isinstance(f, _HandledFailures) for f in logging.getLogger(_name).filters):
+        logging.getLogger(_name).addFilter(_HandledFailures())
 
 
 class LogProgress:

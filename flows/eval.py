@@ -14,7 +14,7 @@ from prefect.cache_policies import NO_CACHE
 from prefect.task_runners import ThreadPoolTaskRunner
 
 from mathprobe.flows.artifacts import (BenchmarkParam, ProgressArtifact, SettingParam,
-                                       flow_run_name, publish)
+                                       flow_run_name, html_path, key_mapping, publish)
 from mathprobe.flows.common import LogProgress, current_flow_run_id, fail_cleanly, repair_dead_runs
 from mathprobe.tasks import registry, reports
 from mathprobe.tasks.backends import get_backend, parse_spec
@@ -22,11 +22,11 @@ from mathprobe.tasks.errors import StoreWriteError
 from mathprobe.tasks.registry import resolve_data_dir
 from mathprobe.tasks.runs import (Budget, LazyRequests, check_backend, grade_run, judging, prepare,
                                   send)
-from mathprobe.tasks.runs import preflight, progress, runtime
+from mathprobe.tasks.runs import card, preflight, progress, runtime
 from mathprobe.tasks.runs.asking import check_writes
 from mathprobe.tasks.runs.limits import global_slot
 from mathprobe.tasks.sampling import describe
-from mathprobe.tasks.store import RunSpec, open_store
+from mathprobe.tasks.store import RunSpec, open_store, run_lease
 
 SHARD_WORKERS = 4          # shard tasks running at once (threads of this process)
 MAX_SHARD = 2000           # items per shard at most
@@ -44,6 +44,8 @@ class RunConfig:
     concurrency: int | None
     request_timeout: float | None = None
     triton_url: str | None = None
+    max_cost: float | None = None
+    judge: str | None = None
 
 
 default_run_id = preflight.default_run_id
@@ -79,6 +81,11 @@ def prepare_task(cfg: RunConfig, limit: int | None, retry_failed: bool) -> list[
     kind, _ = parse_spec(cfg.model)
     store.start_run(RunSpec(cfg.run_id, cfg.benchmark, cfg.model, kind, cfg.setting, cfg.params,
                             current_flow_run_id()), n_items=len(chosen))
+    store.set_card(cfg.run_id, card.run_facts(
+        bench, resolve_data_dir(cfg.data_dir), model=cfg.model, kind=kind, setting=cfg.setting,
+        params=cfg.params, items=chosen, limit=limit, concurrency=cfg.concurrency,
+        retry_failed=retry_failed, max_cost=cfg.max_cost, request_timeout=cfg.request_timeout,
+        triton_url=cfg.triton_url, judge=cfg.judge, flow_run_id=current_flow_run_id()))
     statuses = store.item_statuses(cfg.run_id)
     if retry_failed:
         todo = [it.item_id for it in chosen if statuses.get(it.item_id) == "infra_failed"]
@@ -128,27 +135,22 @@ def grade_task(cfg: RunConfig) -> dict[str, int]:
 
 @task(name="judge", cache_policy=NO_CACHE)
 def judge_task(cfg: RunConfig, judge: str, retry_failed: bool, in_flight: int) -> dict[str, Any]:
-    """Ask `judge` about the answers the rules left undecided; write judge and cascade verdicts."""
+    """Ask `judge` about the answers its benchmark's judge asks about (those the rules left
+    undecided, by default; the content cache answers what was asked before); write judge and
+    cascade verdicts."""
     bench = registry.get(cfg.benchmark)
     store = open_store(cfg.db)
     items = bench.load(resolve_data_dir(cfg.data_dir)).by_id()
-    jrun, requests = judging.prepare(store, bench, items, cfg.run_id, judge, retry_failed)
-    counts = send(
-        store, jrun, judging.backend_spec(judge),
-        lambda: judging.VerdictChecked(get_backend(judging.backend_spec(judge),
-                                                   timeout_s=cfg.request_timeout,
-                                                   triton_url=cfg.triton_url),
-                                       judging.judge_of(bench, judge).parse),
-        requests, in_flight=in_flight)
-    if store.write_failure():                  # the flow says it (check_writes)
+    result = judging.judge_run(store, bench, items, cfg.run_id, judge, retry_failed=retry_failed,
+                               concurrency=in_flight, timeout_s=cfg.request_timeout,
+                               triton_url=cfg.triton_url)
+    if result.get("write_failed"):              # the flow says it (check_writes)
         return {}
-    result = judging.write_verdicts(store, bench, cfg.run_id, judge)
-    store.finish_run(jrun, "completed" if not (result["judge_failed"] or result["infra_failed"])
-                     else "incomplete")
-    get_run_logger().info("judge %s: %d asked (%s); %d verdicts, %d judge_failed, %d failed calls",
-                          judge, len(requests),
-                          ", ".join(f"{v} {k}" for k, v in sorted(counts.items())) or "none",
-                          result["judged"], result["judge_failed"], result["infra_failed"])
+    get_run_logger().info(
+        "judge %s: %d asked about, %d answered from the cache, %d sent (%s); %d verdicts, "
+        "%d judge_failed, %d failed calls", judge, result["asked_about"], result["cached_now"],
+        result["asked"], ", ".join(f"{v} {k}" for k, v in sorted(result["counts"].items()))
+        or "none", result["judged"], result["judge_failed"], result["infra_failed"])
     return result
 
 
@@ -171,7 +173,8 @@ def eval_flow(benchmark: BenchmarkParam, model: str = "baseline:random",
     Re-running the same run id resumes it; `retry_failed` re-drives only failed calls;
     `max_cost` (USD) stops issuing requests once the run has spent that much; `triton_url`
     (HOST:PORT, default $MATHPROBE_TRITON_URL) is where `triton:` models are served; `judge`
-    (BACKEND:NAME) grades what the rules leave undecided, where the benchmark has a judge.
+    (BACKEND:NAME) grades what the benchmark's judge is asked about (CMMaTH: what the rules
+    leave undecided; WE-MATH: what the official regex finds no letter in), cached by content.
 
     Args:
         benchmark: The benchmark, one of those registered (plug-ins included).
@@ -193,7 +196,8 @@ def eval_flow(benchmark: BenchmarkParam, model: str = "baseline:random",
         max_tokens: Most new tokens per answer (empty: the paper's).
         request_timeout: Seconds per attempt of a request.
         triton_url: HOST:PORT of the Triton gRPC endpoint, for triton: models.
-        judge: BACKEND:NAME of a judge for what the rules leave undecided (CMMaTH).
+        judge: BACKEND:NAME of a judge (CMMaTH: for what the rules leave undecided; WE-MATH:
+            VLMEvalKit's judged extractor, beside the official grader).
         data_path: Where a new DuckLake store keeps its Parquet files (a folder or an object
             store URL).
         html_report: Write the run's HTML report to this file; 'auto': beside the store's
@@ -204,6 +208,9 @@ def eval_flow(benchmark: BenchmarkParam, model: str = "baseline:random",
         data_dir=data_dir, limit=limit, concurrency=concurrency, max_cost=max_cost,
         temperature=temperature, max_tokens=max_tokens, request_timeout=request_timeout,
         judge=judge, data_path=data_path)
+    report_file = html_path(db, plan.run_id, html_report)
+    if report_file is not None:                # written at the end: checked before any work
+        preflight.output_file("html_report", report_file)
     check_backend(model)                       # builds the client: a Secret block is read here
     runtime.start(global_slot(parse_spec(model)[0]))   # looked up while the store is prepared
     if judge is not None:
@@ -211,9 +218,15 @@ def eval_flow(benchmark: BenchmarkParam, model: str = "baseline:random",
     cfg = RunConfig(benchmark=benchmark, model=model, setting=plan.setting, run_id=plan.run_id,
                     db=db, data_dir=str(plan.data_dir), params=plan.params,
                     concurrency=concurrency, request_timeout=request_timeout,
-                    triton_url=triton_url)
+                    triton_url=triton_url, max_cost=max_cost, judge=judge)
     store = open_store(cfg.db, data_path)
-    with LogProgress(cfg.run_id):              # notes, counts and failures in the Prefect log
+    # notes, counts and failures in the Prefect log; the run claimed (one live writer per run
+    # id: a second process on it waits for the first to end, then asks only what is left)
+    with LogProgress(cfg.run_id), run_lease.holding(
+            store, cfg.run_id, say=lambda message: progress.note(cfg.run_id, message)) as lease:
+        mapped = key_mapping(cfg.run_id, cfg.db)
+        if mapped:
+            progress.note(cfg.run_id, mapped)
         repair_dead_runs(store, cfg.run_id)
         todo = prepare_task(cfg, limit, retry_failed)
         budget = _BUDGETS[cfg.run_id] = Budget(max_cost, store.spent(cfg.run_id))
@@ -226,6 +239,7 @@ def eval_flow(benchmark: BenchmarkParam, model: str = "baseline:random",
             for future in futures:
                 future.result()
             check_writes(store)                # a full disk: stop here, answers are spooled
+            run_lease.check(lease)             # a claim it could not renew: stop here too
             grade_task(cfg)
             if judge is not None:
                 judge_task(cfg, judge, retry_failed, concurrency)

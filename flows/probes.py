@@ -13,13 +13,15 @@ from typing import Any
 from prefect import flow, get_run_logger, task
 from prefect.cache_policies import NO_CACHE
 
-from mathprobe.flows.common import LogProgress, current_flow_run_id, fail_cleanly, repair_dead_runs
+from mathprobe.flows.common import (LogProgress, current_flow_run_id, fail_cleanly,
+                                    not_completed, repair_dead_runs)
 from mathprobe.tasks import registry
+from mathprobe.tasks.errors import Exit
 from mathprobe.tasks.reports.summary import failure_reasons
 from mathprobe.tasks.runs import check_backend, preflight
 from mathprobe.tasks.runs.asking import check_writes
 from mathprobe.tasks.runs.probing import probe_run_id, run_probe
-from mathprobe.tasks.store import open_store
+from mathprobe.tasks.store import open_store, run_lease
 
 
 @task(name="probe", cache_policy=NO_CACHE)
@@ -55,7 +57,8 @@ def _probe_family(family: str, methods: list[str] | None, model: str, benchmark:
     bench = preflight.check_probe(family=family, benchmark=benchmark, methods=methods,
                                   model=model, run_id=run_id, db=kwargs["db"],
                                   data_dir=kwargs["data_dir"], limit=kwargs["limit"],
-                                  concurrency=kwargs["concurrency"])
+                                  concurrency=kwargs["concurrency"],
+                                  request_timeout=kwargs["request_timeout"])
     offered = bench.probe_family(family)
     methods = methods or list(offered)
     check_backend(model)                     # builds the client: a Secret block is read here
@@ -66,10 +69,23 @@ def _probe_family(family: str, methods: list[str] | None, model: str, benchmark:
         probe = offered[m]
         rid = (f"{run_id}-{m}" if run_id and len(methods) > 1 else run_id) \
             or probe_run_id(bench, model, probe)
-        with LogProgress(rid):
-            repair_dead_runs(store, rid)
-        out[m] = probe_task(bench.name, m, model, rid, data_dir=data_dir, **kwargs)
+        # one live writer per run id: a second process on it waits for the first to end
+        with run_lease.holding(store, rid, say=get_run_logger().warning) as lease:
+            with LogProgress(rid):
+                repair_dead_runs(store, rid)
+            out[m] = probe_task(bench.name, m, model, rid, data_dir=data_dir, **kwargs)
         check_writes(store)
+        run_lease.check(lease)
+    failed = {m: r for m, r in out.items() if (r.get("run") or {}).get("n_infra_failed")}
+    if failed:                          # not a green Completed: say which calls failed, and why
+        parts = []
+        for m, r in failed.items():
+            first = r["failures"][0] if r.get("failures") else None
+            parts.append(f"{r['run_id']}: {r['run']['n_infra_failed']} of {r['run']['n_items']} "
+                         "calls failed" + (f" ({first['n']} x {first['reason']})" if first else ""))
+        name = f"Incomplete: {family} " + "; ".join(parts)
+        return not_completed(name, name + "; re-drive them with --retry-failed", out,
+                             Exit.INCOMPLETE)
     return out
 
 

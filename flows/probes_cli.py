@@ -1,6 +1,5 @@
 """The `mathprobe` probe commands (registered on the app by flows.cli): `contamination` and
-`classify` run a benchmark's probes (ConceptMath's contamination and concept classification);
-`judge-audit` measures graders against reference verdicts."""
+`classify` run a benchmark's probes (ConceptMath's contamination and concept classification)."""
 from __future__ import annotations
 
 import json
@@ -78,10 +77,13 @@ def _run_probe(family: str, methods: list[str] | None, as_json: bool, **params) 
                           model=params["model"], run_id=params["run_id"], db=params["db"],
                           data_dir=params["data_dir"], limit=params["limit"],
                           concurrency=params["concurrency"])
+    from mathprobe.flows.common import call_flow
+
     probe_flow = load_flow("probes", f"{family}_flow")
     with progress_bar():
-        out = probe_flow(**{**params, "db": str(params["db"]),
-                            "data_dir": str(params["data_dir"]) if params["data_dir"] else None})
+        out = call_flow(probe_flow, **{**params, "db": str(params["db"]),
+                                       "data_dir": str(params["data_dir"]) if params["data_dir"]
+                                       else None})
     _emit_probe(out, as_json)
 
 
@@ -113,50 +115,3 @@ def _emit_probe(out: dict, as_json: bool) -> None:
                 err.print(Text(f"  {line}", style="yellow"), soft_wrap=True)
     if any((r.get("run") or {}).get("n_infra_failed") for r in out.values()):
         raise typer.Exit(Exit.INCOMPLETE)
-
-
-def judge_audit(
-    db: Db,
-    data_dir: DataDir = None,
-    judge: Annotated[Optional[str], typer.Option("--judge", help="BACKEND:NAME of a judge to "
-                                                 "audit as well (alone and as the cascade).")] = None,
-    audit_id: Annotated[str, typer.Option("--audit-id")] = "gradegpt-sample",
-    concurrency: Concurrency = None,
-    limit: Annotated[Optional[int], typer.Option("--limit", help="Judge only the first N "
-                                                 "records.")] = None,
-    benchmark: Annotated[Optional[str], typer.Option(
-        "--benchmark", help="The benchmark whose judge to audit (default: the one with an "
-        "audit).")] = None,
-    as_json: Annotated[bool, typer.Option("--json")] = False,
-) -> None:
-    """Measure graders against reference verdicts (CMMaTH: GPT-4's on the GradeGPT judgment
-    sample): the rule stage, and with --judge a judge backend and the cascade (view
-    judge_agreement)."""
-    from rich.table import Table
-
-    from mathprobe.tasks import registry
-    from mathprobe.tasks.runs import preflight
-    from mathprobe.tasks.store import open_store
-
-    preflight.check_counts(limit=limit, concurrency=concurrency)
-    bench = registry.with_judge_audit(preflight.benchmark(benchmark).name if benchmark else None)
-    if judge is not None:
-        preflight.check_judge(bench, judge)
-    preflight.store_path(db)
-    preflight.data(bench, data_dir)
-    store = open_store(db)
-    rows = bench.judge.audit(store, registry.resolve_data_dir(data_dir), audit_id=audit_id,
-                             judge=judge, concurrency=concurrency, limit=limit)
-    if as_json:
-        sys.stdout.write(json.dumps(rows, indent=2, default=str) + "\n")
-        return
-    table = Table(title=f"{bench.title} graders vs reference verdicts (view judge_agreement, "
-                        f"audit {audit_id})", title_justify="left")
-    cols = {"grader": "grader", "n": "n", "undecided_share": "undecided",
-            "agreement": "agree", "balanced_accuracy": "bal.acc", "precision_yes": "P(Yes)",
-            "recall_yes": "R(Yes)", "tp": "tp", "fp": "fp", "tn": "tn", "fn": "fn"}
-    for c, label in cols.items():
-        table.add_column(label, justify="left" if c == "grader" else "right")
-    for r in rows:
-        table.add_row(*(f"{r[c]:.3f}" if isinstance(r[c], float) else str(r[c]) for c in cols))
-    Console().print(table)

@@ -27,6 +27,9 @@ def compare(
                                           "ci_low, ci_high, n (and the differences).")] = False,
     csv_file: Annotated[Optional[Path], typer.Option("--csv", help="Also write every figure and "
                                                      "difference to this CSV file.")] = None,
+    parquet_file: Annotated[Optional[Path], typer.Option(
+        "--parquet", help="Also write every figure and difference to this Parquet file (the "
+        "CSV's rows and columns, typed).")] = None,
     resamples: Annotated[int, typer.Option("--resamples", help="Bootstrap resamples.")] = 1000,
     seed: Annotated[int, typer.Option("--seed", help="Seed of the bootstrap.")] = 20240611,
 ) -> None:
@@ -35,13 +38,21 @@ def compare(
     from mathprobe.tasks.reports import compare_render
     from mathprobe.tasks.reports.compare import compare as compare_runs
 
-    if resamples < 100:
-        raise MathprobeError(f"--resamples {resamples}: use at least 100")
+    from mathprobe.tasks.runs import preflight
+
+    preflight.check_counts(resamples=resamples, seed=seed)
+    if csv_file is not None:
+        preflight.output_file("--csv", csv_file)
+    if benchmark is not None:
+        preflight.benchmark(benchmark)
     result = compare_runs(open_existing(db), run_ids or [], benchmark=benchmark, grader=grader,
                           resamples=resamples, seed=seed)
     if csv_file is not None:
         n = compare_render.write_csv(result, csv_file)
         err.print(f"wrote {n} rows to {csv_file}")
+    if parquet_file is not None:
+        n = compare_render.write_parquet(result, parquet_file)
+        err.print(f"wrote {n} rows to {parquet_file}")
     if as_json:
         sys.stdout.write(json.dumps(compare_render.to_json(result), indent=2, default=str) + "\n")
     else:
@@ -52,13 +63,29 @@ def compare(
 def write_html(db: str, run_id: str | None, runs: str | None, html: Path, *,
                grader: str | None, figures: Path | None, data_dir: Path | None) -> None:
     """`report --html`: the report of --run-id or of --runs A,B,... (the first the baseline)."""
-    from mathprobe.tasks.reports import html as html_report
+    from mathprobe.tasks.runs import preflight
 
+    preflight.output_file("--html", html)                 # before any work, not after it
+    if figures is not None:
+        preflight.output_dir("--figures", figures)
     ids = [r.strip() for r in (runs or "").split(",") if r.strip()] + ([run_id] if run_id else [])
     if not ids:
         raise MathprobeError("--html needs --run-id ID or --runs A,B,...")
-    info = html_report.write(open_existing(db), list(dict.fromkeys(ids)), html, grader=grader,
-                             data_dir=data_dir, figures_dir=figures)
+    store = open_existing(db)
+    if grader is not None:           # the runs and the grader, before matplotlib is imported
+        from mathprobe.tasks.reports.summary import check_grader, find_run
+
+        found = {r: find_run(store, r) for r in dict.fromkeys(ids)}
+        check_grader(store, {r: (f["benchmark"], f["setting"]) for r, f in found.items()},
+                     grader)
+    from mathprobe.tasks.reports import html as html_report
+
+    try:
+        info = html_report.write(store, list(dict.fromkeys(ids)), html, grader=grader,
+                                 data_dir=data_dir, figures_dir=figures)
+    except OSError as exc:                  # the disk filled, the folder went away meanwhile
+        raise MathprobeError(f"--html {html}: could not write it ({exc.strerror or exc})") \
+            from None
     err.print(f"wrote {info['path']} ({info['bytes'] / 1e6:.1f} MB: {info['runs']} run(s), "
               f"{info['plots']} plots, {info['items']} answers in the item browser"
               + (f"; left out of it: {', '.join(info['items_left_out'])}"

@@ -34,6 +34,7 @@ import typer
 
 from mathprobe.flows import warm
 from mathprobe.flows.warm import state_dir
+from mathprobe.tasks import processes
 from mathprobe.tasks.backends.secrets import prefect_setting
 from mathprobe.tasks.errors import MathprobeError
 from mathprobe.tasks.ports import free_port
@@ -75,6 +76,15 @@ class Server:
 
     def healthy(self, timeout: float = 1.0) -> bool:
         return healthy(self.api_url, timeout)
+
+    def owns_port(self) -> bool:
+        """Whether what listens on the port is this server (its process group), not another
+        program (another user's server, started first on the same port)."""
+        group = processes.process_group(self.pid)
+        if group is None:
+            return self.alive()                      # no /proc here: the pid alone
+        held = processes.listening_pids(self.port, processes.group_members(group))
+        return bool(held) if held is not None else self.alive()
 
 
 def healthy(api_url: str, timeout: float = 1.0) -> bool:
@@ -148,7 +158,7 @@ def start(port: int | None = None, timeout: float = START_TIMEOUT_S) -> tuple[Se
     An already running one is returned as it is."""
     server = recorded()
     if server is not None and server.alive():
-        if _wait_healthy(server, 5.0):          # perhaps still starting (another `start`)
+        if _wait_healthy(server, 5.0) and server.owns_port():   # perhaps still starting
             return server, False
         _terminate(server.pid)                  # up but not answering: start afresh
     folder = state_dir()
@@ -173,14 +183,18 @@ def start(port: int | None = None, timeout: float = START_TIMEOUT_S) -> tuple[Se
     (folder / "server.json").write_text(json.dumps(server.__dict__))
     warm.start(server.api_url)                  # warms up while the server starts
     deadline = time.monotonic() + timeout
-    while not server.healthy(timeout=0.5):
+    # its own server answering: another program on the port answers too (a server started
+    # on it first, whose port ours then found taken: "Port ... is already in use")
+    while not (server.healthy(timeout=0.5) and server.owns_port()):
         if proc.poll() is not None:
             (folder / "server.json").unlink(missing_ok=True)
+            warm.stop()                         # it was pointed at this server
             raise MathprobeError(f"the Prefect server exited at start (status {proc.returncode}); "
                                  f"see {log}: {_tail(log)}")
         if time.monotonic() > deadline:
             _terminate(proc.pid)
             (folder / "server.json").unlink(missing_ok=True)
+            warm.stop()
             raise MathprobeError(f"the Prefect server did not answer within {timeout:.0f} s; "
                                  f"see {log}")
         time.sleep(0.1)
@@ -248,6 +262,9 @@ def start_command(
 ) -> None:
     """Start a Prefect server in the background (on your Prefect database, PREFECT_HOME; its
     record and log under $MATHPROBE_STATE_DIR/server) and wait until it answers."""
+    from mathprobe.tasks.runs.preflight import check_counts
+
+    check_counts(port=port)
     t = time.monotonic()
     before = recorded()
     was_stale = before is not None and not before.alive()

@@ -59,6 +59,9 @@ def cells_of(models: list[str], benchmarks: list[str], settings: list[str] | Non
 
     if not models or not benchmarks:
         raise MathprobeError("a sweep needs at least one model and one benchmark")
+    from mathprobe.tasks.runs.preflight import check_run_id
+
+    check_run_id(sweep_id, "sweep_id")          # it begins every cell's run id
     cells = []
     for name in benchmarks:
         bench = registry.get(name)

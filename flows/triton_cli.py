@@ -28,7 +28,11 @@ def triton_serve(
     import signal
 
     from mathprobe.tasks import extras
+    from mathprobe.tasks.runs import preflight
 
+    preflight.check_counts(grpc_port=grpc_port, http_port=http_port)
+    if log_file is not None:
+        preflight.output_file("--log-file", log_file)
     extras.require("triton", "mathprobe triton serve")
     from mathprobe.tasks.serving.triton_server import MODEL_REPOSITORY, TritonServer
 
@@ -59,7 +63,10 @@ def triton_tiny_model(
 ) -> None:
     """Build a tiny randomly initialised model with an in-process trained tokenizer (offline)."""
     from mathprobe.tasks import extras
+    from mathprobe.tasks.runs import preflight
 
+    preflight.check_counts(seed=seed)
+    preflight.output_dir("OUT", out)
     extras.require("triton", "mathprobe triton tiny-model", ("torch", "transformers"))
     from mathprobe.tasks.serving import tiny_model
 

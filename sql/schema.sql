@@ -25,8 +25,8 @@ CREATE TABLE IF NOT EXISTS store_meta (
     key    VARCHAR PRIMARY KEY,
     value  VARCHAR
 );
-COMMENT ON TABLE store_meta IS 'Facts about the store file itself: sql_layer = content hash of the SQL (tables, views, macros) last applied, so a read-only open (mathprobe report on a read-only or full disk) can tell whether its views are current.';
-COMMENT ON COLUMN store_meta.key IS 'What the fact is about, e.g. sql_layer.';
+COMMENT ON TABLE store_meta IS 'Facts about the store file itself: sql_layer = content hash of the SQL (tables, views, macros) last applied, so a read-only open (mathprobe report on a read-only or full disk) can tell whether its views are current; spooled:<batch id> = a batch of answers spooled when the store could not be written, stored since (so a spool stored again after a kill adds nothing).';
+COMMENT ON COLUMN store_meta.key IS 'What the fact is about, e.g. sql_layer, spooled:<batch id>.';
 COMMENT ON COLUMN store_meta.value IS 'The fact, e.g. the SHA-256 of the SQL files applied.';
 
 CREATE TABLE IF NOT EXISTS items (
@@ -39,6 +39,14 @@ CREATE TABLE IF NOT EXISTS items (
     gold         VARCHAR,
     payload      JSON,                      -- the source row as loaded
     PRIMARY KEY (benchmark, item_id)
+);
+
+-- The chance level of each item (Benchmark.chance_level): the probability that a uniform
+-- guess, written in the benchmark's answer format (baseline:random), is graded right.
+CREATE TABLE IF NOT EXISTS item_chance (
+    benchmark    VARCHAR NOT NULL,
+    item_id      VARCHAR NOT NULL,
+    chance       DOUBLE
 );
 
 -- Which version of each benchmark's files `items` holds (content hash), so runs over
@@ -112,3 +120,15 @@ CREATE TABLE IF NOT EXISTS run_data (
     version            BIGINT NOT NULL,    -- +1 at every write of the run's responses, verdicts, probe scores
     figures_version    BIGINT              -- the version its stored figures were computed at
 );
+
+-- The run card (tasks/runs/card.py): what only the run itself knew, recorded when it ran -- the
+-- mathprobe version, the data files and their hashes, the prompts' hash, seeds, concurrency,
+-- the imported file -- beside what the store can always tell (counts, tokens, cost, graders),
+-- which `mathprobe card` reads live. NULL for runs made before run cards.
+ALTER TABLE runs ADD COLUMN IF NOT EXISTS card JSON;
+COMMENT ON COLUMN runs.card IS 'The run card''s recorded facts (JSON): mathprobe version, data files with SHA-256, prompt hashes, generation and sampling settings, seeds, concurrency, sessions (each start or resume), an import''s file and format; never a secret. NULL for runs made before run cards; mathprobe card adds the live counts.';
+
+-- The model the server says answered (the `model` field of an OpenAI or Anthropic response,
+-- e.g. a dated snapshot behind an alias), where the API gives one.
+ALTER TABLE responses ADD COLUMN IF NOT EXISTS served_model VARCHAR;
+COMMENT ON COLUMN responses.served_model IS 'The model the server reported for this response (an OpenAI or Anthropic response''s model field, e.g. the dated snapshot behind an alias); NULL where the API gives none or for responses stored before it was recorded.';

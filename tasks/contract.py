@@ -23,7 +23,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any, ClassVar, Protocol
 
 from mathprobe.tasks.errors import MathprobeError
-from mathprobe.tasks.items import Chat, Completion, Item, Request
+from mathprobe.tasks.items import ChanceAnswer, Chat, Completion, Item, Request
 from mathprobe.tasks.paths import SQL_DIR
 from mathprobe.tasks.sampling import stratified_sample
 
@@ -63,10 +63,50 @@ class OfficialRow:
     """A row of a result file in the authors' format that carries more than the response:
     verdicts made elsewhere (e.g. the authors' own judge), by grader name. `mathprobe import`
     stores them as they are, beside the rule graders' verdicts; a verdict whose `correct` is
-    None is left out (undecided). A plain `(item, response)` pair is a row without verdicts."""
+    None is left out (undecided). A plain `(item, response)` pair is a row without verdicts.
+    `failure`: the other tool recorded a failed call here (its message, e.g. VLMEvalKit's
+    "Failed to obtain answer via API."): stored as a failure, never graded wrong."""
     item: Item
     response: str | None
     verdicts: Mapping[str, Grade] = field(default_factory=dict)
+    failure: str | None = None
+
+
+@dataclass(frozen=True)
+class Skipped:
+    """A row of a result file an import left out, and why (a problem the data does not know and
+    the row cannot define, a row that contradicts the data, a repeated problem): counted and
+    listed by `mathprobe import`, never a stop at the first one."""
+    row: int
+    item: str | None
+    reason: str
+
+    def line(self) -> str:
+        return f"row {self.row}" + (f" ({self.item})" if self.item else "") + f": {self.reason}"
+
+
+@dataclass(frozen=True)
+class ResultFile:
+    """What a reader of a result file made elsewhere found in it (`Benchmark.result_formats`).
+
+    `rows`: the rows to import (an `OfficialRow`, or an (item, response) pair); an item that is
+    not in the local data is one the file defines itself (e.g. a CMMaTH authors' record whose
+    problem the local sample lacks), stored with the rows `Benchmark.imported_tables` gives.
+    `skipped`: the rows left out, with the reason. `default_verdicts`: whether the verdicts the
+    rows carry are the run's default grader (the CMMaTH authors' judge) or shown beside the
+    benchmark's own graders, which stay the default (VLMEvalKit's `hit` beside WE-MATH's
+    official extraction). `source`: what the file says of where it came from (tool, judge
+    model), kept in the run card."""
+    rows: Sequence[OfficialRow | tuple[Item, str | None]]
+    skipped: Sequence[Skipped] = ()
+    default_verdicts: bool = True
+    source: Mapping[str, Any] = field(default_factory=dict)
+
+    def __iter__(self):
+        return iter(self.rows)
+
+    def __len__(self) -> int:
+        return len(self.rows)
 
 
 class Report(Protocol):
@@ -92,22 +132,43 @@ class FunctionReport:
 
 
 class Judge(ABC):
-    """A model as judge for the answers a rule grader leaves undecided.
+    """A model as judge for answers a rule grader cannot settle alone.
 
-    The core runs the judge's calls as a run of their own (`<run>@judge:<judge>`), cached and
-    resumable, and writes two graders on the judged run: `judge:<judge>` and `cascade:<judge>`
-    (the rules where they decided, else the judge).
+    The core runs the judge's calls as a run of their own (`<run>@judge:<judge>`), cached by
+    content and resumable, and writes two graders on the judged run: `judge:<judge>` (the
+    judge's verdicts on the answers it was asked about) and `cascade:<judge>` (the rule grader
+    where the judge was not asked, else the judge). By default the judge is asked about the
+    answers the rule grader left undecided (`asks`) and replies with a verdict (`parse`); a
+    judge that maps a response to an answer instead (e.g. an option letter) overrides `asks`
+    and `read`.
     """
-    rules_grader: ClassVar[str]                    # whose undecided answers the judge decides
+    rules_grader: ClassVar[str]                    # whose answers the judge follows
     params: ClassVar[Mapping[str, Any]]            # generation params of the judge's calls
+    # whether a judged run is reported under the cascade by default (False: the rule grader
+    # stays the default, e.g. where the rules are the benchmark's official figures)
+    cascade_is_default: ClassVar[bool] = True
 
     @abstractmethod
-    def prompt(self, item: Item, response: str | None) -> tuple[str, str]:
-        """(system prompt, user prompt) asking the judge whether `response` answers `item`."""
+    def prompt(self, item: Item, response: str | None) -> tuple[str | None, str]:
+        """(system prompt or None, user prompt) asking the judge about `response` to `item`."""
 
     @abstractmethod
-    def parse(self, text: str | None) -> bool | None:
-        """The judge's verdict in its reply; None when it gave none (stored `judge_failed`)."""
+    def parse(self, text: str | None) -> Any:
+        """What the judge's reply says (by default its verdict: True, False); None when it gave
+        nothing readable (stored `judge_failed`)."""
+
+    def asks(self, extracted: str | None, correct: bool | None) -> bool:
+        """Whether the judge is asked about an answer the rule grader graded so (no verdict:
+        both None). Default: where the rules left it undecided."""
+        return correct is None
+
+    def read(self, item: Item, text: str | None) -> Grade | None:
+        """(extracted, correct) of the judge's reply about an answer to `item`; None when the
+        reply gives no verdict (judge_failed). Default: `parse`'s verdict, as 'Yes' / 'No'."""
+        verdict = self.parse(text)
+        if verdict is None:
+            return None
+        return ("Yes" if verdict else "No"), bool(verdict)
 
     def configured(self, options: Mapping[str, str]) -> Judge:
         """This judge with the options a user wrote after '#' in `--judge BACKEND:NAME#k=v,...`
@@ -172,6 +233,10 @@ class Stat:
     counted: a ratio whose numerator counts things (right answers, problems), shown beside it.
     den_offset: added to each cell's summed denominator before dividing (e.g. 1 for the CMMaTH
     authors' right / (count + 1)); n stays the rows' count.
+    bounded: the figure lies in [0, 1] (a share, a rate, a score); an unbounded one (e.g. a mean
+    log-probability) gets no interval where its resamples are all equal.
+    better: which way is better for this figure ('higher', 'lower': e.g. WE-MATH's IK), or None
+    where neither is (e.g. contamination); `compare` colours a difference by it.
     """
     key: str                          # unique within the benchmark: 'score.strict'
     label: str                        # column heading: 'Score'
@@ -181,6 +246,8 @@ class Stat:
     fmt: str = "percent"
     counted: bool = True
     den_offset: float = 0.0
+    bounded: bool = True
+    better: str | None = "higher"
 
 
 @dataclass(frozen=True)
@@ -203,7 +270,10 @@ class Plot:
     kind: 'stacked' (one bar per run, `series` stacked: shares of one whole), 'bars' (groups =
     `series`, one bar per run), 'heatmap' (runs x `series`), 'curve' (x = `xs`, one line per run),
     'dots' (`series` down the page, one marker per run). Every value carries its CI.
-    `marks`: run id -> stat keys drawn marked (e.g. unmastered concepts)."""
+    `marks`: run id -> stat keys drawn marked (e.g. unmastered concepts). `groups`: (heading,
+    count) of consecutive `series` (e.g. a category's concepts), drawn as separated, headed
+    blocks by the heat map and the dot plot. `full_names`: label -> the full name of an
+    abbreviated label (shown on hover)."""
     key: str                          # file name under --figures
     title: str
     kind: str
@@ -215,6 +285,9 @@ class Plot:
     note: str = ""
     scale: float = 100.0              # values are drawn x scale ...
     unit: str = "%"                   # ... in this unit ('' for none)
+    groups: tuple[tuple[str, int], ...] = ()
+    full_names: Mapping[str, str] = field(default_factory=dict)
+    marked: str = "marked"            # what a mark means, in the legend
 
 
 @dataclass(frozen=True)
@@ -315,12 +388,37 @@ class Benchmark(ABC):
         """The path of the image a request carries (default: the item's image, if any)."""
         return item.image_path
 
+    def shown_question(self, item: Item) -> str:
+        """The question as a reader of the report's item browser should see it: what the model
+        was asked, without the prompt's instructions (default: the item's question; a benchmark
+        whose options are apart from the question adds them)."""
+        return item.question
+
     # -- grading ------------------------------------------------------------------------------
     @abstractmethod
     def grade(self, grader: str, item: Item, response: str | None) -> Grade:
         """(extracted answer, correct) of `response` under `grader`; correct None: undecided."""
 
     judge: Judge | None = None
+
+    # -- chance -------------------------------------------------------------------------------
+    def chance_answer(self, item: Item, setting: str) -> ChanceAnswer | None:
+        """How a uniform guess answers `item` under `setting`, written as this benchmark's
+        prompts ask answers to be written, so its graders read it (what `baseline:random`
+        answers). None: the baseline's generic guess ('The answer is X.': a letter among the
+        item's choices, else a whole number 0..100)."""
+        return None
+
+    def chance_level(self, item: Item) -> float | None:
+        """The probability that `chance_answer` is right under the benchmark's first grader.
+        Stored per item when the data is loaded (table `item_chance`); its mean over a set of
+        items is the documented chance level of a figure over them (the glossary's, and what
+        a `baseline:random` run must land on). None: no chance level."""
+        return None
+
+    @property
+    def has_chance_level(self) -> bool:
+        return type(self).chance_level is not Benchmark.chance_level
 
     # -- results made elsewhere, reports, probes ------------------------------------------------
     @abstractmethod
@@ -329,6 +427,25 @@ class Benchmark(ABC):
         """A response file in the authors' result format, as (item, response) pairs (an item
         may carry the file's own gold answer), or `OfficialRow`s where the file also carries
         verdicts made elsewhere. Bad rows: DataError naming file, row and field."""
+
+    def result_formats(self) -> Mapping[str, Callable[[Path, Dataset], Any]]:
+        """The result files `mathprobe import --format F` reads: format -> reader(path, dataset)
+        returning what `read_official_results` returns, or a `ResultFile`. The default: the
+        authors' own format only ('official')."""
+        return {"official": self.read_official_results}
+
+    def imported_tables(self, items: Sequence[Item]) -> dict[str, Columns]:
+        """Rows of the tables its views join against for items a result file defines itself
+        (not in the local data): table -> columns, the first column `item_id`. The store adds
+        them (replacing rows of the same items) to tables a reload of the data never empties.
+        The default: none (such items then count in no figure that joins a reference table)."""
+        return {}
+
+    def exports(self) -> Mapping[str, Callable[..., list[Path]]]:
+        """The files `mathprobe export --format F` writes for another tool (e.g. a leaderboard
+        submission): format -> writer(store, run_id, grader, out_dir, data_dir) returning
+        (the paths written, notes for the user). The default: none."""
+        return {}
 
     @property
     @abstractmethod
@@ -348,6 +465,6 @@ class Benchmark(ABC):
         return f"<benchmark {self.name}>"
 
 
-__all__ = ["Benchmark", "Chat", "Columns", "Comparison", "Completion", "Dataset", "FunctionReport",
-           "Grade", "Judge", "OfficialRow", "Plot", "Probe", "Report", "Section", "Stat", "Table",
-           "fingerprint"]
+__all__ = ["Benchmark", "ChanceAnswer", "Chat", "Columns", "Comparison", "Completion", "Dataset",
+           "FunctionReport", "Grade", "Judge", "OfficialRow", "Plot", "Probe", "Report",
+           "ResultFile", "Section", "Skipped", "Stat", "Table", "fingerprint"]

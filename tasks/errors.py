@@ -22,6 +22,20 @@ class MathprobeError(Exception):
     exit_code = Exit.USER_ERROR
 
 
+class RunNotCompleted(MathprobeError):
+    """A run that ended without every answer: calls failed for good, or --max-cost stopped it.
+    Its flow run ends Failed, under a state name that says so (never a green Completed);
+    calling the flow raises this, carrying what the run returned (`result`, e.g. its report)
+    and the exit status it ends the command with."""
+
+    def __init__(self, message: str, result: object = None, exit_code: int = Exit.INCOMPLETE):
+        super().__init__(message)
+        self.result, self.exit_code = result, exit_code
+
+    def __reduce__(self):              # pickled with its result (a persisted flow result)
+        return type(self), (str(self), self.result, self.exit_code)
+
+
 class StoreWriteError(MathprobeError):
     """The store could not be written; the answers in flight were spooled (tasks.store.spool)."""
     exit_code = Exit.STORE_FAILED

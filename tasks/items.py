@@ -54,6 +54,18 @@ class Chat:
 
 
 @dataclass(frozen=True)
+class ChanceAnswer:
+    """How a chance guess answers one item, in its benchmark's answer format (what
+    `baseline:random` answers): one of `choices`, all equally likely, written into `template`
+    where it says {answer} (e.g. 'Therefore, the answer is {answer}.')."""
+    template: str
+    choices: tuple[str, ...]
+
+    def text(self, choice: str) -> str:
+        return self.template.replace("{answer}", choice)
+
+
+@dataclass(frozen=True)
 class Request:
     item_id: str
     model: str
@@ -65,6 +77,9 @@ class Request:
     # prior conversation turns before the final user turn `prompt` (see `Chat`); () for a
     # single-turn prompt
     turns: tuple[Turn, ...] = ()
+    # how the chance baseline answers it (the benchmark's `chance_answer`); not part of what a
+    # model is asked, so not in the hash
+    chance: ChanceAnswer | None = field(default=None, compare=False, repr=False)
 
     @cached_property
     def request_hash(self) -> str:
@@ -97,3 +112,4 @@ class Completion:
     # (token, token_id, logprob) of each generated token, where the backend gives them
     token_logprobs: list[tuple[str | None, int | None, float]] | None = field(default=None, repr=False)
     logprob_kind: str = "generated"  # 'generated' tokens, or the 'prompt' scored (MIN-K%)
+    served_model: str | None = None  # the model the server says answered (its `model` field)

@@ -59,12 +59,13 @@ def refresh() -> None:
 
 def with_probe_family(family: str, benchmark: str | None = None) -> Benchmark:
     """The benchmark that offers probes of `family` (`benchmark` if given, else the only one)."""
+    offering = [b for b in all_benchmarks() if b.probe_family(family)]
     if benchmark is not None:
         bench = get(benchmark)
         if not bench.probe_family(family):
-            raise MathprobeError(f"{bench.name} has no {family} probe")
+            raise MathprobeError(f"--benchmark {bench.name!r}: no {family} probe; benchmarks "
+                                 f"with one: {', '.join(b.name for b in offering) or 'none'}")
         return bench
-    offering = [b for b in all_benchmarks() if b.probe_family(family)]
     if len(offering) != 1:
         raise MathprobeError(f"{len(offering)} benchmarks offer a {family} probe"
                              f" ({', '.join(b.name for b in offering) or 'none'}): name one with --benchmark")
@@ -73,11 +74,17 @@ def with_probe_family(family: str, benchmark: str | None = None) -> Benchmark:
 
 def with_judge_audit(benchmark: str | None = None) -> Benchmark:
     """The benchmark whose judge can be audited (`benchmark` if given, else the only one)."""
-    candidates = [get(benchmark)] if benchmark else all_benchmarks()
-    offering = [b for b in candidates if b.judge is not None and b.judge.has_audit]
+    offering = [b for b in all_benchmarks() if b.judge is not None and b.judge.has_audit]
+    if benchmark:
+        bench = get(benchmark)
+        if bench not in offering:
+            raise MathprobeError(f"--benchmark {bench.name!r}: no judge audit; benchmarks with "
+                                 f"one: {', '.join(b.name for b in offering) or 'none'}")
+        return bench
     if len(offering) != 1:
-        raise MathprobeError("no judge audit for " + benchmark if benchmark else
-                             f"{len(offering)} benchmarks have a judge audit: name one with --benchmark")
+        raise MathprobeError(f"{len(offering)} benchmarks have a judge audit"
+                             f" ({', '.join(b.name for b in offering) or 'none'}): name one "
+                             "with --benchmark")
     return offering[0]
 
 

@@ -7,13 +7,15 @@ from pathlib import Path
 
 import pytest
 
-from tests.support import early, harness, workers
-from tests.support.workers import (  # noqa: F401 - xdist's hooks, in the controller
-    pytest_configure_node, pytest_xdist_make_scheduler)
+from tests.support import early, harness
 
 os.environ.setdefault("PREFECT_SERVER_ANALYTICS_ENABLED", "false")
 
 REPO = Path(__file__).resolve().parent.parent
+# The benchmark data for commands the tests run without --data-dir, as `make test` exports it
+# (../shared/data beside the checkout); a run of pytest alone behaves the same.
+if (REPO.parent / "shared" / "data").is_dir():
+    os.environ.setdefault("MATHPROBE_DATA_DIR", str((REPO.parent / "shared" / "data").resolve()))
 
 
 def shared_data_dir() -> Path:
@@ -66,53 +68,41 @@ def _stop_triton(made) -> None:
     shutil.rmtree(model.parent, ignore_errors=True)
 
 
-# Fixtures made in the background (tests/support/early.py, tests/support/harness.py) and the
-# jobs each waits for (the team's tests begin after the sweep and the writers ended:
-# tests/team/conftest.py). The tests using them run after those that need none, the team's
-# last (LATENESS), so that their servers had the run of the others to come up; with xdist, the
-# worker owning a job runs the tests that need it once it is up (tests/support/workers.py).
-JOBS = {"prefect_harness": ("harness",), "triton_made": ("triton",),
-        "doomed_triton": ("triton", "doomed-triton"), "started": ("mathprobe-server",),
-        "postgres": ("postgres",), "team": ("postgres", "team", "sweep", "writers")}
-LATENESS = {"harness": 1, "triton": 2, "doomed-triton": 2, "mathprobe-server": 2,
-            "postgres": 3, "team": 3, "sweep": 3, "writers": 3}
+# The tests that share a slow set-up run in one process (`pytest -n 2 --dist loadgroup`, stock
+# pytest-xdist): each set-up is made once, by the first of its tests, and its tests run one after
+# another (the team's tests share one Prefect server and store; the tritonserver test kills a
+# server; the install tests build the wheel in the checkout; the lease tests share a Prefect
+# server). The fixture names that put a test in a group, first match wins; the Prefect harness is
+# not a group: each process that runs a flow test has one, started at collection in the
+# background (10-25 s), so flow tests spread over both processes.
+GROUPS = (("team", ("team", "postgres")), ("server", ("started",)),
+          ("triton", ("triton_made", "triton_server", "tiny_vlm", "doomed_triton")),
+          ("install", ("installed",)), ("lease", ("real_server",)))
 
 
-def _jobs(item) -> list[str]:
+def group_of(item) -> str | None:
     names = getattr(item, "fixturenames", ())
-    return list(dict.fromkeys(j for f, jobs in JOBS.items() if f in names for j in jobs))
+    return next((g for g, fixtures in GROUPS if any(f in names for f in fixtures)), None)
 
 
-def _lateness(item) -> int:
-    return max((LATENESS[j] for j in _jobs(item)), default=0)
-
-
-def pytest_configure(config):
-    workers.configure(config)
-
-
+@pytest.hookimpl(tryfirst=True)          # before xdist reads the marks (it renames the nodeids)
 def pytest_collection_modifyitems(session, config, items):
-    """Slow servers start in the background as soon as a collected test needs them."""
-    items.sort(key=_lateness)                      # stable: otherwise in the usual order
-    workers.publish({item.nodeid: jobs for item in items if (jobs := _jobs(item))})
-    if config.option.collectonly:
-        return
-    if early.needed(items, "prefect_harness") and workers.owns("harness"):
-        harness.start()                                           # 10-25 s
-    if early.needed(items, "triton_server"):
-        early.begin("triton", _start_triton, _stop_triton)        # ~20 s
-    if early.needed(items, "doomed_triton"):
-        early.begin("doomed-triton", _start_doomed, lambda srv: srv.kill())
-    if any(getattr(getattr(item, "module", None), "__name__", "") == "tests.flows.test_server"
-           and "started" in getattr(item, "fixturenames", ()) for item in items):
-        from tests.flows.test_server import start_server, stop_server
-
-        early.begin("mathprobe-server", start_server, stop_server)  # ~10 s
+    groups = {}
+    for item in items:
+        if (group := group_of(item)) is not None:
+            item.add_marker(pytest.mark.xdist_group(group))
+            groups[item.nodeid] = group
+    # the flow tests after those that need no Prefect (the harness starts meanwhile), the
+    # grouped set-ups' tests last and in their modules' order (a module's tests may build on
+    # each other: the server's are started, used, then stopped)
+    items.sort(key=lambda item: (item.nodeid in groups, item.nodeid not in groups
+                                 and "prefect_harness" in getattr(item, "fixturenames", ())))
+    if not config.option.collectonly and early.needed(items, "prefect_harness"):
+        harness.start()                                           # 10-25 s, in the background
 
 
 def pytest_sessionfinish(session, exitstatus):
     early.stop_untaken()
-    workers.clean_up()
     harness.stop()
 
 

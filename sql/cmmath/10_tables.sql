@@ -38,3 +38,63 @@ COMMENT ON COLUMN cmmath_item_points.item_id IS 'problem_id';
 COMMENT ON COLUMN cmmath_item_points.point IS 'the leaf''s name';
 COMMENT ON COLUMN cmmath_item_points.path IS 'root > ... > leaf';
 COMMENT ON COLUMN cmmath_item_points.source IS 'knowledge_point | skill: the field the leaf came from';
+
+-- Problems a result file defines itself (mathprobe import of an authors' result file whose
+-- problems the local cmmath.json sample lacks): the same labels and points, from the file's
+-- records. Kept apart from the two tables above, which a reload of cmmath.json replaces whole.
+CREATE TABLE IF NOT EXISTS cmmath_imported_items (
+    item_id      VARCHAR PRIMARY KEY,
+    answer_type  VARCHAR NOT NULL,
+    grade_id     INTEGER,
+    grade_group  INTEGER,
+    category     VARCHAR,
+    answer       VARCHAR,
+    official_point VARCHAR
+);
+COMMENT ON TABLE cmmath_imported_items IS 'CMMaTH: the labels of problems an imported result file defined itself (not in the local cmmath.json), as cmmath_items has them for cmmath.json''s problems; a reload of the data leaves them.';
+COMMENT ON COLUMN cmmath_imported_items.item_id IS 'problem_id';
+COMMENT ON COLUMN cmmath_imported_items.answer_type IS 'choice | free_form, as in the file''s record';
+COMMENT ON COLUMN cmmath_imported_items.grade_id IS 'school grade 1..12';
+COMMENT ON COLUMN cmmath_imported_items.grade_group IS '1 elementary (grades 1-6), 2 junior (7-9), 3 senior (10-12)';
+COMMENT ON COLUMN cmmath_imported_items.category IS 'visual subject: metadata.multimodal-category';
+COMMENT ON COLUMN cmmath_imported_items.answer IS 'the reference answer exactly as in the file''s record';
+COMMENT ON COLUMN cmmath_imported_items.official_point IS 'the one knowledge point the authors'' SSR counts it toward (as cmmath_items.official_point)';
+
+CREATE TABLE IF NOT EXISTS cmmath_imported_item_points (
+    item_id      VARCHAR NOT NULL,
+    point        VARCHAR NOT NULL,
+    path         VARCHAR,
+    source       VARCHAR,
+    PRIMARY KEY (item_id, point)
+);
+COMMENT ON TABLE cmmath_imported_item_points IS 'CMMaTH: question -> leaf knowledge points of problems an imported result file defined itself (as cmmath_item_points).';
+COMMENT ON COLUMN cmmath_imported_item_points.item_id IS 'problem_id';
+COMMENT ON COLUMN cmmath_imported_item_points.point IS 'the leaf''s name';
+COMMENT ON COLUMN cmmath_imported_item_points.path IS 'root > ... > leaf';
+COMMENT ON COLUMN cmmath_imported_item_points.source IS 'knowledge_point | skill';
+
+-- Every problem's labels and points: cmmath.json's, then those only an imported file defines.
+CREATE OR REPLACE VIEW cmmath_all_items AS
+FROM cmmath_items
+UNION ALL BY NAME
+FROM cmmath_imported_items WHERE item_id NOT IN (SELECT item_id FROM cmmath_items);
+
+COMMENT ON VIEW cmmath_all_items IS 'CMMaTH: the labels of every problem the views know: cmmath.json''s (cmmath_items), then those only an imported result file defines (cmmath_imported_items).';
+COMMENT ON COLUMN cmmath_all_items.item_id IS 'problem_id';
+COMMENT ON COLUMN cmmath_all_items.answer_type IS 'choice | free_form';
+COMMENT ON COLUMN cmmath_all_items.grade_id IS 'school grade 1..12';
+COMMENT ON COLUMN cmmath_all_items.grade_group IS '1 elementary, 2 junior, 3 senior';
+COMMENT ON COLUMN cmmath_all_items.category IS 'visual subject';
+COMMENT ON COLUMN cmmath_all_items.answer IS 'the reference answer as written (trailing newline included)';
+COMMENT ON COLUMN cmmath_all_items.official_point IS 'the authors'' one SSR point';
+
+CREATE OR REPLACE VIEW cmmath_all_item_points AS
+FROM cmmath_item_points
+UNION ALL BY NAME
+FROM cmmath_imported_item_points WHERE item_id NOT IN (SELECT item_id FROM cmmath_items);
+
+COMMENT ON VIEW cmmath_all_item_points IS 'CMMaTH: question -> leaf knowledge points of every problem the views know (cmmath_item_points, then cmmath_imported_item_points).';
+COMMENT ON COLUMN cmmath_all_item_points.item_id IS 'problem_id';
+COMMENT ON COLUMN cmmath_all_item_points.point IS 'the leaf''s name';
+COMMENT ON COLUMN cmmath_all_item_points.path IS 'root > ... > leaf';
+COMMENT ON COLUMN cmmath_all_item_points.source IS 'knowledge_point | skill';

@@ -55,7 +55,7 @@ JOIN (SELECT a.run_id, v.grader                 -- every grader with a verdict o
       SELECT run_id, 'rules' FROM runs
       WHERE benchmark = 'cmmath' AND setting NOT IN ('judge', 'judge-audit')) g
   ON g.run_id = a.run_id
-JOIN cmmath_items ci ON ci.item_id = a.item_id
+JOIN cmmath_all_items ci ON ci.item_id = a.item_id
 LEFT JOIN verdicts v
        ON v.item_id = a.item_id AND v.grader = g.grader AND v.response_id = a.answer_id;
 
@@ -143,7 +143,7 @@ SELECT a.run_id, a.grader, p.point,
        n_correct(a.correct)         AS correct,
        accuracy_of(a.correct)       AS accuracy
 FROM cmmath_answers a
-JOIN cmmath_item_points p ON p.item_id = a.item_id
+JOIN cmmath_all_item_points p ON p.item_id = a.item_id
 GROUP BY a.run_id, a.grader, p.point;
 
 COMMENT ON VIEW cmmath_paper_point_accuracy IS 'CMMaTH, the paper''s definition: accuracy per leaf knowledge point (a question counts toward each of its leaves).';

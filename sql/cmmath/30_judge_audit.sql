@@ -22,7 +22,8 @@ CREATE TABLE IF NOT EXISTS cmmath_audit_verdicts (
 -- The judge audit: a grader's verdicts on the GradeGPT sample against GPT-4's. `n` counts the
 -- sample records the grader was run on; the rest are over the records it decided (verdict not
 -- NULL): agreement = share equal to GPT-4's; precision/recall of Yes (GPT-4's Yes = positive);
--- balanced accuracy = mean of the recall on Yes and the recall on No.
+-- balanced accuracy = mean of the recall on Yes and the recall on No; Cohen's kappa = (p_o -
+-- p_e) / (1 - p_e), p_o the agreement, p_e the agreement expected by chance.
 CREATE OR REPLACE VIEW judge_agreement AS
 WITH counts AS (
     SELECT v.audit_id, v.grader,
@@ -38,12 +39,16 @@ WITH counts AS (
 ), rates AS (
     SELECT *,
            CASE WHEN tp + fn > 0 THEN tp / (tp + fn) END             AS recall_yes,
-           CASE WHEN tn + fp > 0 THEN tn / (tn + fp) END             AS recall_no
+           CASE WHEN tn + fp > 0 THEN tn / (tn + fp) END             AS recall_no,
+           CASE WHEN n_decided > 0 THEN (tp + tn) / n_decided END    AS p_o,
+           CASE WHEN n_decided > 0 THEN ((tp + fp) * (tp + fn) + (fn + tn) * (fp + tn))
+                                        / (n_decided * n_decided) END AS p_e
     FROM counts
 )
 SELECT audit_id, grader, n, n_decided,
        (n - n_decided) / n                                           AS undecided_share,
-       CASE WHEN n_decided > 0 THEN (tp + tn) / n_decided END        AS agreement,
+       p_o                                                           AS agreement,
+       CASE WHEN p_e < 1 THEN (p_o - p_e) / (1 - p_e) END            AS kappa,
        (recall_yes + recall_no) / 2                                  AS balanced_accuracy,
        CASE WHEN tp + fp > 0 THEN tp / (tp + fp) END                 AS precision_yes,
        recall_yes,

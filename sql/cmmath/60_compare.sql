@@ -30,7 +30,7 @@ WITH answer_cells AS (
                         o.is_right AND o.type_known]                              AS official_nums
     FROM cmmath_official_groups_of(runs) o
     LEFT JOIN (SELECT item_id, list('point:' || point) AS cells
-               FROM cmmath_item_points GROUP BY item_id) p ON p.item_id = o.item_id
+               FROM cmmath_all_item_points GROUP BY item_id) p ON p.item_id = o.item_id
 )
 SELECT run_id, grader, item_id AS unit, item_id AS item,
        unnest(cells)                                                               AS cell,

@@ -66,6 +66,7 @@ COMMENT ON COLUMN judge_agreement.n IS 'Sample records it was run on.';
 COMMENT ON COLUMN judge_agreement.n_decided IS 'Records it decided.';
 COMMENT ON COLUMN judge_agreement.undecided_share IS '(n - n_decided) / n.';
 COMMENT ON COLUMN judge_agreement.agreement IS 'Share of decided records equal to GPT-4''s verdict.';
+COMMENT ON COLUMN judge_agreement.kappa IS 'Cohen''s kappa with GPT-4 over the decided records: (p_o - p_e) / (1 - p_e), p_e the agreement expected by chance; NULL when p_e = 1.';
 COMMENT ON COLUMN judge_agreement.balanced_accuracy IS 'Mean of the recall on Yes and on No.';
 COMMENT ON COLUMN judge_agreement.precision_yes IS 'Of its Yes, the share GPT-4 said Yes to.';
 COMMENT ON COLUMN judge_agreement.recall_yes IS 'Of GPT-4''s Yes, the share it said Yes to.';

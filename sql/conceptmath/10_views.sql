@@ -95,13 +95,27 @@ COMMENT ON VIEW conceptmath_mean_concept_accuracy IS 'Paper Fig. 5: each concept
 COMMENT ON COLUMN conceptmath_mean_concept_accuracy.n_models IS 'Models averaged (one zero-shot run each).';
 COMMENT ON COLUMN conceptmath_mean_concept_accuracy.mean_accuracy IS 'Unweighted mean over the models of the concept''s accuracy, a fraction in [0, 1].';
 
--- The lowest concepts of a run ("unmastered", paper Sec. 4), ranked within the run's system
--- and level: rank 1 = lowest accuracy; ties go to the concept with more problems, then by name.
-CREATE OR REPLACE VIEW conceptmath_unmastered AS
+-- The fewest graded problems a concept needs to be called unmastered: below it an accuracy is
+-- noise (1 of 2 right is 50% [9, 91]), and on a --limit sample the "lowest" concepts are ties
+-- of concepts with 1 or 2 problems. 5 keeps every concept of the full data eligible (the
+-- smallest has 6 problems) while a 5-problem accuracy is at least known to within about +-40
+-- points.
+CREATE OR REPLACE MACRO conceptmath_unmastered_min_n() AS 5;
+
+-- The concepts of each run with at least `min_n` graded problems, ranked within the run's
+-- system and level: rank 1 = lowest accuracy; ties go to the concept with more problems, then
+-- by name.
+CREATE OR REPLACE MACRO conceptmath_lowest(min_n) AS TABLE
 SELECT run_id, grader, system, level, concept, n, accuracy,
        row_number() OVER (PARTITION BY run_id, grader, system, level
                           ORDER BY accuracy, n DESC, concept) AS rank
-FROM conceptmath_concept_accuracy;
+FROM conceptmath_concept_accuracy
+WHERE n >= min_n;
+
+-- The lowest concepts of a run ("unmastered", paper Sec. 4): conceptmath_lowest among the
+-- concepts with at least conceptmath_unmastered_min_n() graded problems.
+CREATE OR REPLACE VIEW conceptmath_unmastered AS
+FROM conceptmath_lowest(conceptmath_unmastered_min_n());
 
 -- Problems on which the two rule graders disagree, with the response they graded.
 -- (Other graders' verdicts are read and left NULL by the FILTERs rather than filtered out by

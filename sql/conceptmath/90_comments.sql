@@ -56,7 +56,7 @@ COMMENT ON COLUMN conceptmath_mean_concept_accuracy.system IS 'The system.';
 COMMENT ON COLUMN conceptmath_mean_concept_accuracy.level IS '1, 2 or 3.';
 COMMENT ON COLUMN conceptmath_mean_concept_accuracy.concept IS 'The concept path.';
 
-COMMENT ON VIEW conceptmath_unmastered IS 'The lowest concepts of a run (unmastered, paper Sec. 4), ranked within system and level.';
+COMMENT ON VIEW conceptmath_unmastered IS 'The lowest concepts of a run (unmastered, paper Sec. 4), ranked within system and level, among the concepts with at least conceptmath_unmastered_min_n() graded problems (5).';
 COMMENT ON COLUMN conceptmath_unmastered.run_id IS 'The run (runs.run_id).';
 COMMENT ON COLUMN conceptmath_unmastered.grader IS 'The grader of the verdicts: a rule grader (e.g. official, strict, rules), judge:<model> or cascade:<model>.';
 COMMENT ON COLUMN conceptmath_unmastered.system IS 'The system.';

@@ -16,7 +16,7 @@ COMMENT ON COLUMN runs.status IS 'running, completed, incomplete (some calls fai
 COMMENT ON COLUMN runs.cost_usd IS 'What the run''s responses cost, in USD (from the price table).';
 COMMENT ON COLUMN runs.n_items IS 'Items the run covers (after --limit).';
 
-COMMENT ON TABLE items IS 'The benchmark rows as loaded from the data directory, one per question.';
+COMMENT ON TABLE items IS 'The benchmark rows as loaded from the data directory, one per question; and rows a result file defines itself for problems the local data lacks (mathprobe import, e.g. a CMMaTH authors'' result file), which a reload of the data leaves in place.';
 COMMENT ON COLUMN items.benchmark IS 'The benchmark the item belongs to.';
 COMMENT ON COLUMN items.item_id IS 'The item''s id: WE-MATH {ID}/{key}, ConceptMath {system}/{idx}, CMMaTH problem_id.';
 COMMENT ON COLUMN items.group_id IS 'Its group: the WE-MATH problem ID, the ConceptMath system, the CMMaTH grade group.';
@@ -25,6 +25,11 @@ COMMENT ON COLUMN items.concept IS 'Its concept: a WE-MATH leaf ('';''-joined fo
 COMMENT ON COLUMN items.question IS 'The question text.';
 COMMENT ON COLUMN items.gold IS 'The reference answer, as text.';
 COMMENT ON COLUMN items.payload IS 'The source row as loaded (JSON): every field of the authors'' file.';
+
+COMMENT ON TABLE item_chance IS 'The chance level of each item: the probability that a uniform guess in the benchmark''s answer format (what baseline:random answers) is graded right by its first grader; the mean over a figure''s items is that figure''s chance level.';
+COMMENT ON COLUMN item_chance.benchmark IS 'The benchmark the item belongs to.';
+COMMENT ON COLUMN item_chance.item_id IS 'The item (items.item_id).';
+COMMENT ON COLUMN item_chance.chance IS 'The probability, in [0, 1] (e.g. 1/k for a question with k options and one right answer).';
 
 COMMENT ON TABLE loaded_datasets IS 'Which version of each benchmark''s files the items table holds, so unchanged data is not reloaded.';
 COMMENT ON COLUMN loaded_datasets.benchmark IS 'The benchmark.';
@@ -84,6 +89,7 @@ COMMENT ON COLUMN current_responses.input_tokens IS 'Prompt tokens.';
 COMMENT ON COLUMN current_responses.output_tokens IS 'Completion tokens.';
 COMMENT ON COLUMN current_responses.cost_usd IS 'Cost in USD.';
 COMMENT ON COLUMN current_responses.created_at IS 'When it was written (UTC).';
+COMMENT ON COLUMN current_responses.served_model IS 'The model the server reported for it (responses.served_model), where the API gives one.';
 
 COMMENT ON VIEW item_verdicts IS 'Layer 1: one verdict per run, item and grader, on the response that counts; failed calls have none (never scored wrong).';
 COMMENT ON COLUMN item_verdicts.run_id IS 'The run (runs.run_id).';

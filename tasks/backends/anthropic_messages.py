@@ -52,7 +52,8 @@ class AnthropicMessages:
                     check_not_empty(text, resp.stop_reason, ("max_tokens",))
                 return Completion(text=text, status=status,
                                   input_tokens=resp.usage.input_tokens,
-                                  output_tokens=resp.usage.output_tokens)
+                                  output_tokens=resp.usage.output_tokens,
+                                  served_model=getattr(resp, "model", None) or None)
             except Exception as exc:
                 raise classify_sdk_error(anthropic, exc) from exc
 

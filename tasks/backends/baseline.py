@@ -1,6 +1,11 @@
-"""The chance baseline: a uniform pick among a question's option letters, in the paper's template
-(WE-MATH's), a random whole number 0..100 for a free-form question, and a random order when
-asked to rank options (concept classification).
+"""The chance baseline: a uniform guess, written in the asking benchmark's own answer format.
+
+A benchmark says how a chance answer to an item looks (`Benchmark.chance_answer`: a template
+and the equally likely answers, e.g. WE-MATH's '<Answer>: <<B>>' among the options, ConceptMath's
+'Therefore, the answer is 57.' among 0..100, CMMaTH's '所以最终的答案为C。'), which the request
+carries (`Request.chance`); the baseline picks one. Where a benchmark says nothing: a letter
+among the question's options, or a whole number 0..100, as 'The answer is X.'. Asked to rank
+options (concept classification), a random order.
 
 Seeded per item (not per call order), so a resumed or re-sharded run gives the same answers.
 """
@@ -23,10 +28,10 @@ class RandomBaseline:
         if request.choices and any(len(c) > 1 for c in request.choices):   # options to rank
             order = rng.sample(range(1, len(request.choices) + 1), len(request.choices))
             text = ", ".join(map(str, order))
+        elif request.chance is not None and request.chance.choices:
+            text = request.chance.text(rng.choice(request.chance.choices))
         elif request.choices:
-            letter = rng.choice(request.choices)
-            text = (f"<Thought process>: <<a uniform guess among {len(request.choices)} "
-                    f"options>> <Answer>: <<{letter}>>")
+            text = f"The answer is {rng.choice(request.choices)}."
         else:   # a free-form question: a small whole number, the commonest kind of answer
             text = f"A guess. The answer is {rng.randint(0, 100)}."
         return Completion(text=text, latency_s=0.0, input_tokens=0, output_tokens=0, cost_usd=0.0)

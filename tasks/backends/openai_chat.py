@@ -72,7 +72,8 @@ class OpenAIChat:
                     check_not_empty(text, choice.finish_reason, ("length",))
                 return Completion(text=text if text is not None else refusal, status=status,
                                   input_tokens=usage.prompt_tokens if usage else None,
-                                  output_tokens=usage.completion_tokens if usage else None)
+                                  output_tokens=usage.completion_tokens if usage else None,
+                                  served_model=getattr(resp, "model", None) or None)
             except Exception as exc:   # every SDK failure becomes Transient or Permanent
                 raise classify_sdk_error(openai, exc) from exc
 

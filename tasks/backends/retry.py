@@ -16,6 +16,8 @@ import email.utils
 import functools
 import inspect
 import json
+import socket
+import ssl
 import time
 from collections.abc import Awaitable, Callable
 from contextvars import ContextVar
@@ -119,13 +121,63 @@ def check_not_empty(text: str | None, stop: str | None, length_stops: tuple[str,
         raise EmptyCompletion(stop)
 
 
+# What happened on the wire, by the exception that says it, most specific first: the SDKs wrap
+# these (OpenAI's aiohttp client even reports a refused connection as a timeout), so the reason
+# is read from the chain of causes, not from the SDK's own class.
+_NETWORK = ((ConnectionRefusedError, "connection refused"),
+            (ConnectionResetError, "connection reset by the server"),
+            (ConnectionAbortedError, "connection aborted"),
+            (BrokenPipeError, "connection broken"),
+            (socket.gaierror, "host name not resolved"),
+            (ssl.SSLError, "TLS failure"))
+# ... and by the class names of httpx's / aiohttp's errors (not imported here)
+_NAMED = {"ServerDisconnectedError": "connection closed by the server before it answered",
+          "RemoteProtocolError": "connection closed by the server before it answered",
+          "ConnectTimeout": "timed out connecting",
+          "ReadTimeout": "timed out waiting for the answer",
+          "WriteTimeout": "timed out sending the request",
+          "PoolTimeout": "timed out waiting for a free connection",
+          "ServerTimeoutError": "timed out waiting for the answer",
+          "SocketTimeoutError": "timed out waiting for the answer",
+          "ConnectionTimeoutError": "timed out connecting"}
+
+
+def _causes(exc: BaseException) -> list[BaseException]:
+    out: list[BaseException] = []
+    while exc is not None and exc not in out:
+        out.append(exc)
+        exc = exc.__cause__ or exc.__context__
+    return out
+
+
+def network_failure(exc: BaseException) -> str | None:
+    """What went wrong on the connection, named by what happened ('connection refused',
+    'connection reset by the server', 'timed out waiting for the answer', ...), with the
+    innermost error's text; None when the chain names nothing of the kind."""
+    chain = _causes(exc)
+    for kind, label in _NETWORK:
+        found = next((e for e in chain if isinstance(e, kind)), None)
+        if found is not None:
+            return f"{label}: {found}"
+    for e in reversed(chain):                   # the innermost says what happened
+        label = _NAMED.get(type(e).__name__)
+        if label is not None:
+            inner = chain[-1]
+            return f"{label}" + (f": {inner}" if str(inner) else "")
+    return None
+
+
 def classify_sdk_error(sdk: ModuleType, exc: BaseException) -> Exception:
-    """Map an OpenAI / Anthropic SDK exception (same shapes in both) to Transient or Permanent."""
+    """Map an OpenAI / Anthropic SDK exception (same shapes in both) to Transient or Permanent,
+    its message naming what happened (`network_failure`, or the HTTP status)."""
     if isinstance(exc, (TransientError, PermanentError)):
         return exc
-    if isinstance(exc, sdk.APITimeoutError):
-        return TransientError("timeout")
-    if isinstance(exc, sdk.APIConnectionError):
+    if isinstance(exc, (sdk.APITimeoutError, sdk.APIConnectionError)):
+        reason = network_failure(exc)
+        if reason is not None:
+            return TransientError(reason)
+        if isinstance(exc, sdk.APITimeoutError):
+            return TransientError("timed out")
         cause = exc.__cause__ or exc
         return TransientError(f"connection error: {type(cause).__name__}: {cause}")
     if isinstance(exc, sdk.APIStatusError):

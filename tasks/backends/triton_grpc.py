@@ -13,12 +13,15 @@ from dataclasses import replace
 import numpy as np
 
 from mathprobe.tasks.backends.retry import (PermanentError, RetryPolicy, TransientError,
-                                            call_with_retries, retried)
+                                            call_with_retries, network_failure, retried)
 from mathprobe.tasks.backends.transcript import flatten
 from mathprobe.tasks.items import Completion, Request
 
 DEFAULT_URL = "127.0.0.1:8001"
 RETRYABLE = ("UNAVAILABLE", "RESOURCE_EXHAUSTED", "DEADLINE_EXCEEDED", "CANCELLED", "UNKNOWN")
+GRPC_REASONS = (("connection refused", "connection refused"),
+                ("connection reset", "connection reset by the server"),
+                ("deadline_exceeded", "timed out"), ("deadline exceeded", "timed out"))
 
 
 def _classify(exc: Exception) -> Exception:
@@ -27,13 +30,19 @@ def _classify(exc: Exception) -> Exception:
     if isinstance(exc, InferenceServerException):
         status = str(exc.status() or "")
         message = f"triton {status or 'error'}: {exc.message()}"
+        # gRPC says what happened in its text: name it first, as the HTTP backends do
+        said = next((label for words, label in GRPC_REASONS
+                     if words in f"{status} {exc.message()}".lower()), None)
+        if said:
+            message = f"{said}: {message}"
         if any(code in status for code in RETRYABLE):
             return TransientError(message, overloaded="RESOURCE_EXHAUSTED" in status)
         return PermanentError(message)
     if isinstance(exc, (KeyError, IndexError, ValueError, TypeError)):
         return TransientError(f"malformed triton response: {type(exc).__name__}: {exc}")
     if isinstance(exc, (ConnectionError, OSError, TimeoutError)):
-        return TransientError(f"connection error: {type(exc).__name__}: {exc}")
+        return TransientError(network_failure(exc) or f"connection error: "
+                              f"{type(exc).__name__}: {exc}")
     return PermanentError(f"{type(exc).__name__}: {exc}")
 
 

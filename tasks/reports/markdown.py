@@ -102,10 +102,12 @@ def run_markdown(store: Store, report: dict[str, Any], *, html: str | None = Non
 def comparison_markdown(result: compare.ComparisonResult, title: str, html_hint: str = "") -> str:
     """Runs side by side as Markdown (e.g. a sweep's Prefect artifact): per benchmark its
     tables, each cell `value [95% interval] n`, and the differences from its first run with
-    their p-values (* where significant)."""
+    their p-values, raw and adjusted (* where the adjusted one is below 0.05)."""
     lines = [f"# {title}", "",
-             f"Every figure with its 95% bootstrap interval ({result.resamples} resamples) and n; "
-             "differences are each run minus the benchmark's first, * = p < 0.05."]
+             "Every figure with its 95% interval (Wilson for shares of independent items, else "
+             f"{result.resamples} bootstrap resamples) and n; differences are each run minus the "
+             "benchmark's first; p adj: Benjamini-Hochberg over the figures of the table; * = "
+             "p adj < 0.05 (docs/intervals.md)."]
     for b in result.benchmarks:
         lines += ["", f"## {b.title}"]
         for t in b.tables:
@@ -121,16 +123,17 @@ def comparison_markdown(result: compare.ComparisonResult, title: str, html_hint:
                           f" n={e.n}") if (e := f.get(s.key)) else "-" for s in t.stats]
                 lines.append(f"| `{r['run_id']}` ({_md(r['model'])}, {r['setting']}) | "
                              + " | ".join(cells) + " |")
-        fmts = {s.key: s for t in b.tables for s in t.stats}
+        # the shown tables' differences (the concept tables' are in compare --json and CSV)
+        fmts = {s.key: s for t in b.tables if not t.detail and t.rows == "run" for s in t.stats}
         diffs = [d for d in b.differences if d.stat in fmts]
         if diffs:
             lines += ["", f"### Differences from `{b.baseline}`", "",
-                      "| run | figure | difference | 95% interval | p | test |",
-                      "|---|---|---:|---:|---:|---|"]
+                      "| run | figure | difference | 95% interval | p | p adj | test |",
+                      "|---|---|---:|---:|---:|---:|---|"]
             lines += [f"| `{d.run_b}` | {_md(fmts[d.stat].label)} | "
                       f"{fmt_diff(d.diff, fmts[d.stat].fmt)}{'*' if d.significant else ''} | "
                       f"{fmt_interval(d.ci_low, d.ci_high, fmts[d.stat].fmt)} | "
-                      f"{fmt_p(d.p_value)} | {d.test} |" for d in diffs]
+                      f"{fmt_p(d.p_value)} | {fmt_p(d.p_adjusted)} | {d.test} |" for d in diffs]
     if html_hint:
         lines += ["", f"Plots, every figure and an item browser: `{html_hint}`"]
     return "\n".join(lines) + "\n"

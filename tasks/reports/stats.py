@@ -10,9 +10,15 @@ comes out of a sparse matrix product: the resamples of a run cost about one pass
   (numpy's PCG64 seeded with (`SEED`, n)), so the same units are drawn the same way in every run
   and every report: results are reproducible, and runs over the same units are resampled jointly
   (their differences are paired by construction).
-- Interval: the percentile interval at `CONFIDENCE`. A non-smooth figure (a share above a
-  threshold) can have a bootstrap distribution that sits to one side of the estimate; then the
-  interval is widened to include the estimate, and never reported without it.
+- Interval (`Compiled.intervals`, docs/intervals.md): a share of independent right/wrong units
+  (each unit one item, or none, of the figure) gets the Wilson score interval
+  (`tasks.reports.intervals`); any other figure the percentile interval at `CONFIDENCE`. A
+  non-smooth figure (a share above a threshold) can have a bootstrap distribution that sits to
+  one side of the estimate; then the interval is widened to include the estimate, and never
+  reported without it. Where every resample gives the same value (0 right of 12 questions
+  clustered in problems, one unit), the bootstrap says nothing: a figure in [0, 1] then gets the
+  Wilson interval at its estimate over its m units, each counted once; an unbounded one none.
+  Each estimate names its method (`ci_method`).
 - Paired test of two runs: an exact McNemar test (scipy's binomial test on the discordant pairs)
   where the figure is a share of right/wrong items both runs answered; otherwise the paired
   bootstrap of the difference, with a two-sided p-value from the resampled differences.
@@ -28,6 +34,7 @@ import numpy as np
 from scipy import sparse
 
 from mathprobe.tasks.contract import Stat
+from mathprobe.tasks.reports import intervals
 
 RESAMPLES = 1000
 SEED = 20240611
@@ -35,19 +42,29 @@ CONFIDENCE = 0.95
 SIGNIFICANCE = 0.05
 
 
+# how an interval was made (`Estimate.ci_method`; the glossary and docs/intervals.md say more)
+WILSON = "wilson"                 # Wilson score interval of k right of n independent units
+BOOTSTRAP = "bootstrap"           # percentile bootstrap over the units
+WILSON_UNITS = "wilson-units"     # the bootstrap collapsed: Wilson at the estimate over m units
+NO_INTERVAL = "none"              # an unbounded figure whose resamples are all equal
+
+
 @dataclass(frozen=True)
 class Estimate:
-    """A figure with its bootstrap interval. `n`: the rows it is over (questions, problems; for
-    a share of cells, the cells with rows); `count`: sum(num) where it is a count."""
+    """A figure with its interval. `n`: the rows it is over (questions, problems; for a share
+    of cells, the cells with rows); `count`: sum(num) where it is a count; `ci_method`: how the
+    interval was made."""
     value: float | None
     ci_low: float | None
     ci_high: float | None
     n: int
     count: float | None = None
+    ci_method: str = BOOTSTRAP
 
     def as_dict(self) -> dict:
         return {"value": self.value, "ci_low": self.ci_low, "ci_high": self.ci_high, "n": self.n,
-                **({"count": self.count} if self.count is not None else {})}
+                **({"count": self.count} if self.count is not None else {}),
+                "ci_method": self.ci_method}
 
 
 @functools.lru_cache(maxsize=16)
@@ -82,6 +99,26 @@ class RunUnits:
                    sparse.csr_matrix((num, (local, cell)), shape=shape),
                    sparse.csr_matrix((den, (local, cell)), shape=shape),
                    {"unit": unit, "item": item, "cell": cell, "num": num, "den": den})
+
+    def binary_cells(self) -> np.ndarray:
+        """Per cell: is it a share of independent right/wrong units here, i.e. does every unit
+        contribute num, den in {0, 1} with num <= den (one item of the figure, or none)?
+        WE-MATH's S1 is not (a problem holds 2 or 3 one-step questions), nor is a leaf concept
+        with two questions in one problem: their units are clusters."""
+        def bad(m: sparse.csr_matrix) -> np.ndarray:
+            flags = m.copy()
+            flags.data = ((flags.data != 0) & (flags.data != 1)).astype(np.float64)
+            return np.asarray(flags.sum(axis=0)).ravel() > 0
+
+        over = self.num - self.den
+        over.data = (over.data > 0).astype(np.float64)
+        return ~(bad(self.num) | bad(self.den) | (np.asarray(over.sum(axis=0)).ravel() > 0))
+
+    def units_with_rows(self, cells: np.ndarray) -> int:
+        """How many units have a row (den > 0) in any of `cells`."""
+        if not len(cells):
+            return 0
+        return int(np.count_nonzero(np.asarray((self.den[:, cells] > 0).sum(axis=1)).ravel()))
 
     def on(self, universe: np.ndarray) -> tuple[sparse.csr_matrix, sparse.csr_matrix]:
         """num, den re-indexed to the rows of `universe` (sorted unit codes): units it lacks
@@ -140,6 +177,41 @@ class Compiled:
                     above = has & (n * q > p * (d + plus))
                     out[:, k] = np.where(count > 0, above.sum(axis=1) / np.maximum(count, 1), np.nan)
         return out
+
+    def cells_of(self, k: int) -> np.ndarray:
+        """The cell indexes stat k is computed over."""
+        ratio = dict(self.ratio)
+        if k in ratio:
+            return np.array([ratio[k]], dtype=np.int64)
+        return next((c for j, _, c, _ in self.others if j == k), np.array([], dtype=np.int64))
+
+    def intervals(self, point: np.ndarray, reps: np.ndarray, run: RunUnits,
+                  confidence: float = CONFIDENCE) -> tuple[np.ndarray, np.ndarray, list[str]]:
+        """(ci_low, ci_high, method) of every stat of one run: Wilson for a share of
+        independent right/wrong units, else the bootstrap's percentile interval, and where that
+        collapsed to a point, Wilson at the estimate over the stat's m units (a figure in
+        [0, 1]) or no interval (an unbounded one). See the module's docstring."""
+        lo, hi = interval(point, reps, confidence)
+        methods = [BOOTSTRAP] * len(self.stats)
+        binary = run.binary_cells()
+        n_sum, d_sum = full_sums(run.num, run.den)
+        for k, s in enumerate(self.stats):
+            if np.isnan(point[k]):
+                continue
+            cells = self.cells_of(k)
+            if (s.how == "ratio" and not s.den_offset and s.bounded and len(cells)
+                    and binary[cells[0]] and d_sum[cells[0]] > 0):
+                lo[k], hi[k] = intervals.wilson(n_sum[cells[0]], d_sum[cells[0]], confidence)
+                methods[k] = WILSON
+            elif not hi[k] > lo[k]:                  # collapsed (or undefined)
+                m = (int((d_sum[cells] > 0).sum()) if s.how == "share_above"
+                     else run.units_with_rows(cells))
+                if s.bounded and m > 0:
+                    lo[k], hi[k] = intervals.wilson(point[k] * m, m, confidence)
+                    methods[k] = WILSON_UNITS
+                else:
+                    lo[k], hi[k], methods[k] = np.nan, np.nan, NO_INTERVAL
+        return lo, hi, methods
 
     def sizes(self, num: np.ndarray, den: np.ndarray) -> list[tuple[int, float | None]]:
         """(n, count) of each stat from one row of sums (the full sample); a count for the

@@ -5,8 +5,8 @@ from Prefect tasks; `mathprobe import` calls the same ones directly."""
 from mathprobe.tasks.runs.asking import (Budget, LazyRequests, build_request, check_backend,
                                          read_image, respond, send)
 from mathprobe.tasks.runs.grading import grade_run
-from mathprobe.tasks.runs.importing import import_official
+from mathprobe.tasks.runs.importing import import_official, import_results
 from mathprobe.tasks.runs.loading import prepare
 
 __all__ = ["Budget", "LazyRequests", "build_request", "check_backend", "grade_run",
-           "import_official", "prepare", "read_image", "respond", "send"]
+           "import_official", "import_results", "prepare", "read_image", "respond", "send"]

@@ -27,9 +27,13 @@ from mathprobe.tasks.runs import runtime
 from mathprobe.tasks.runs.adaptive_limit import AdaptiveLimit
 from mathprobe.tasks.runs.progress import Activity
 from mathprobe.tasks.runs.request_slots import RequestSlots
-from mathprobe.tasks.store import Store
+from mathprobe.tasks.store import Store, spool
 
 ResponseRow = tuple[str, str, Completion]    # item_id, request_hash, completion
+# Answers wait at most this long before they go to the writer. With the commit behind it
+# (tenths of a second), it keeps the loss on kill -9 under a second at any concurrency up to
+# 512 (benchmarks/kill_loss.py); a flush every second lost answers 1.3-1.5 s old there.
+FLUSH_S = 0.25
 
 
 def read_image(path: str) -> bytes:
@@ -49,7 +53,8 @@ def build_request(bench: Benchmark, item: Item, model: str, setting: str,
         prompt, turns = prompt.prompt, prompt.turns
     path = bench.request_image(item, setting)
     return Request(item_id=item.item_id, model=model, prompt=prompt, params=params,
-                   image=read_image(path) if path else None, choices=item.choices, turns=turns)
+                   image=read_image(path) if path else None, choices=item.choices, turns=turns,
+                   chance=bench.chance_answer(item, setting))
 
 
 class LazyRequests:
@@ -95,7 +100,7 @@ async def respond(backend: Backend, requests: Iterable[Request],
                   submit: Callable[[list[ResponseRow]], Future], *,
                   concurrency: int | None = None, limits: Sequence[Any] = (),
                   window: AdaptiveLimit | None = None, activity: Activity | None = None,
-                  budget: Budget | None = None, batch_size: int = 64, flush_s: float = 1.0,
+                  budget: Budget | None = None, batch_size: int = 64, flush_s: float = FLUSH_S,
                   on_done: Callable[[str, Completion], Any] | None = None,
                   halt: threading.Event | None = None) -> dict[str, int]:
     """Send requests, each attempt holding a slot of `window` (the run's adaptive limit) and
@@ -105,10 +110,11 @@ async def respond(backend: Backend, requests: Iterable[Request],
 
     A request is built (`requests` may be lazy, e.g. `LazyRequests`) only when a slot is free
     for it, so the first one goes out at once and an image is held only while its request
-    runs. Batches go out every `batch_size` results or `flush_s` seconds, whichever comes first,
-    so an interrupted run loses at most the answers of the last second. Returns counts by
-    status, plus `not_asked` for requests held back because the budget ran out or `halt` was
-    set (the writer failed). Returns once every batch is committed (or spooled).
+    runs. Batches go out every `batch_size` results or `flush_s` seconds, whichever comes first
+    (a timer, not the next answer, decides the latter), so an interrupted run loses at most the
+    answers of the last second. Returns counts by status, plus `not_asked` for requests held
+    back because the budget ran out or `halt` was set (the writer failed). Returns once every
+    batch is committed (or spooled).
     """
     total = len(requests) if isinstance(requests, Sized) else None
     if window is None:
@@ -169,7 +175,14 @@ async def respond(backend: Backend, requests: Iterable[Request],
         if not task.cancelled() and task.exception() is not None:
             failures.append(task.exception())
 
+    async def every_flush_s() -> None:
+        while True:
+            await asyncio.sleep(flush_s)
+            if time.monotonic() - last_flush >= flush_s:
+                flush()
+
     sent = 0
+    ticker = asyncio.ensure_future(every_flush_s())
     try:
         with window.sending() as sender:
             for req in requests:           # built now, as its slot is about to be free
@@ -191,6 +204,7 @@ async def respond(backend: Backend, requests: Iterable[Request],
             if failures:
                 raise failures[0]
     finally:        # cancelled or failed: the requests not done would be answered to no one
+        ticker.cancel()
         for task in list(running):
             task.cancel()
         await asyncio.gather(*running, return_exceptions=True)  # ended before a client closes
@@ -216,6 +230,7 @@ def send(store: Store, run_id: str, spec: str, make_backend: Callable[[], Backen
 
     kind, _ = parse_spec(spec)
     cap = provider_limit(spec)
+    spool.check_room(store)          # answers that could be kept nowhere: ask nothing
     writer = store.writer()
     activity = progress.activity(run_id)
 

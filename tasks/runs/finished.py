@@ -15,8 +15,9 @@ asks, grades and judges as needed):
   * every item the run selects now (`--limit`) has a response, and with `--retry-failed` none
     of them failed; every grader of the benchmark has graded the run (a run ends only after
     grading, so a grader with no verdict at all is one added since);
-  * with `--judge`: its judge run ended, and every answer the rules left undecided has the
-    judge's reply (with `--retry-failed`: one that did not fail).
+  * with `--judge`: its judge run ended, and every answer the judge is asked about (by
+    default those the rules left undecided) has the judge's reply (with `--retry-failed`: one
+    that did not fail).
 """
 from __future__ import annotations
 
@@ -24,7 +25,7 @@ from pathlib import Path
 
 from mathprobe.tasks.contract import Benchmark
 from mathprobe.tasks.errors import MathprobeError
-from mathprobe.tasks.store import ANSWERED_SQL, Store, open_store, spool
+from mathprobe.tasks.store import Store, open_store, spool
 from mathprobe.tasks.store.location import parse
 
 ENDED = ("completed", "incomplete")
@@ -67,20 +68,13 @@ def finished(db: str | Path, bench: Benchmark, data_dir: Path, run_id: str,
 
 
 def _judged(store: Store, bench: Benchmark, run_id: str, judge: str, retry_failed: bool) -> bool:
-    """The judge run ended, and every answer the rules left undecided has its reply."""
+    """The judge run ended, and every answer the judge is asked about has its reply."""
     from mathprobe.tasks.runs import judging
 
     jrun = store.run(judging.judge_run_id(run_id, judge))
     if jrun is None or jrun["status"] not in ENDED:
         return False
-    rules = judging.judge_of(bench, judge).rules_grader
-    (waiting,), = store.query(f"""
-        SELECT count(*) FROM current_responses c
-        LEFT JOIN current_responses j ON j.run_id = ? AND j.item_id = c.item_id
-        WHERE c.run_id = ? AND c.status IN {ANSWERED_SQL}
-          AND NOT EXISTS (SELECT 1 FROM verdicts v WHERE v.run_id = c.run_id
-                          AND v.item_id = c.item_id AND v.grader = ?
-                          AND v.response_id = c.response_id)
-          AND (j.item_id IS NULL OR (? AND j.status IN {FAILED}))""",
-        [judging.judge_run_id(run_id, judge), run_id, rules, retry_failed])
-    return waiting == 0
+    statuses = store.item_statuses(judging.judge_run_id(run_id, judge))
+    asked = judging.to_ask(store, judging.judge_of(bench, judge), run_id)
+    return not any(item_id not in statuses or (retry_failed and statuses[item_id] in FAILED)
+                   for _, item_id, _ in asked)

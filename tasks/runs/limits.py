@@ -8,6 +8,12 @@ tasks.runs.limits`), and where one exists on the run's Prefect server every requ
 one of its slots for the time of the call (`GlobalSlots`: slots leased by the process and lent
 to its requests, not asked of the server per request). A local run without a server, or
 without the limit, keeps the in-process cap alone.
+
+No wait here is without a bound, and no slot is forgotten: every wait for a slot re-checks
+this process's own slots and the server at least every POLL_S; a slot this process stops using
+goes back to the server (unless the server said it no longer has it); a killed process's slots
+return LEASE_S after its last renewal, where the server runs Prefect's lease repossessor (every
+`prefect server start`; not Prefect's ephemeral or test-harness server, which runs no services).
 """
 from __future__ import annotations
 
@@ -25,11 +31,13 @@ from mathprobe.tasks.backends import provider_limit
 # Providers reached over the network: the ones an account limit applies to.
 NETWORK_PROVIDERS = ("openai", "anthropic", "triton")
 LEASE_S = 60.0   # a killed process's slots return to the limit this long after its last renewal
+                 # (the least Prefect 3.8.8's server accepts)
 HOLD_S = 30.0    # a slot held longer goes back to the server when its request ends ...
 POLL_S = 1.0     # the longest wait between two asks for a slot while the limit is full
 ROTATE_PAUSE = 1.25   # ... and this process asks again after this many POLL_S, so that
                       # another one polling the full limit gets it (costs this process at
                       # most ~4% of a slot's time when no one else waits)
+SAY_WAIT_S = 60.0     # a request waiting this long for a slot says so in the log (and again)
 
 log = logging.getLogger(__name__)
 _exists: dict[tuple[str, str], bool] = {}
@@ -56,7 +64,12 @@ def _server_url() -> str | None:
 class _Lease:
     id: UUID | None          # None: the server holds no such limit (deleted or inactive)
     since: float
-    lapsed: bool = False     # given back, or its renewal failed: not lent or renewed again
+    renewed: float = 0.0     # when the server last confirmed it (monotonic)
+    lapsed: bool = False     # given back, gone on the server, or expired: not lent again
+
+    def expired(self, now: float) -> bool:
+        """Past its lease by this process's clock: the server may take it back any moment."""
+        return self.id is not None and now - (self.renewed or self.since) >= LEASE_S
 
 
 class GlobalSlots:
@@ -78,12 +91,20 @@ class GlobalSlots:
     again only after one poll interval, so workers waiting on a full limit get their turn
     during a long run. A killed process's leases lapse LEASE_S after their last renewal. Used
     on the process's shared event loop only.
+
+    A slot counts as held from the moment the server grants it (`_leases`), not from when its
+    request resumes: counted late, a request could ask the server in the waiting mode while its
+    process already had a slot on the way, and then wait on the server while that slot sat
+    idle. Two processes in that state each held one slot of a limit of 2, idle, and waited for
+    the other's: a deadlock (issue 25, seen in `make test`). An ask waits on the server only
+    while the process holds no slot, and every wait re-checks at least every POLL_S.
     """
 
     def __init__(self, name: str):
         self.name = name
         self.loop = asyncio.get_running_loop()
         self.leased = 0                   # leases taken so far (what the server was asked for)
+        self._leases: set[_Lease] = set()  # held now: granted, not yet given back or gone
         self._idle: list[_Lease] = []
         self._lent: dict[asyncio.Task, _Lease] = {}
         self._batches = 0
@@ -109,7 +130,7 @@ class GlobalSlots:
 
     @property
     def held(self) -> int:
-        return len(self._idle) + len(self._lent)
+        return len(self._leases)
 
     @contextlib.asynccontextmanager
     async def batch(self) -> AsyncIterator["GlobalSlots"]:
@@ -133,10 +154,12 @@ class GlobalSlots:
         task = asyncio.current_task()
         lease = self._lent[task]
         try:
-            if not lease.lapsed:
+            if lease.expired(time.monotonic()):
+                await self._give_back([lease])          # the server may have taken it back
+            elif not lease.lapsed:
                 rotate = time.monotonic() - lease.since > HOLD_S
                 if self._batches == 0 or rotate:
-                    await self._give_back([lease])      # counted as held until it is back
+                    await self._give_back([lease])      # on the server when this returns
                     if rotate and self._batches:
                         self._retry_at = max(self._retry_at,
                                              time.monotonic() + ROTATE_PAUSE * POLL_S)
@@ -151,10 +174,19 @@ class GlobalSlots:
         self._changed = asyncio.Event()
 
     async def _take(self) -> _Lease:
+        """A slot for the current request: an idle one of this process, else one more from the
+        server, else the next one a request of this process gives back. Every wait ends within
+        POLL_S to look again (no wait here depends on a wake-up alone)."""
+        waiting_since = time.monotonic()
+        said = waiting_since
         while True:
-            if self._idle:
-                return self._idle.pop()
             now = time.monotonic()
+            if self._idle:
+                lease = self._idle.pop()
+                if not lease.expired(now):
+                    return lease
+                await self._give_back([lease])         # its renewals failed: the server's now
+                continue
             if not self._asking and now >= self._retry_at:
                 self._asking = True
                 asking = self._track(asyncio.ensure_future(self._lease(wait=self.held == 0)))
@@ -167,10 +199,26 @@ class GlobalSlots:
                 if lease is not None:
                     return lease
                 continue
+            if now - said >= SAY_WAIT_S:
+                said = now
+                self._track(asyncio.ensure_future(self._say_waiting(now - waiting_since)))
             changed = self._changed
-            timeout = None if self._asking else self._retry_at - now
+            timeout = POLL_S if self._asking else min(POLL_S, max(0.0, self._retry_at - now))
             with contextlib.suppress(TimeoutError):
                 await asyncio.wait_for(changed.wait(), timeout)
+
+    async def _say_waiting(self, waited: float) -> None:
+        """A request that has waited long for a slot says so, with the server's count."""
+        from prefect.client.orchestration import get_client
+
+        try:
+            async with get_client() as client:
+                limit = await client.read_global_concurrency_limit_by_name(self.name)
+            seen = f"the server counts {limit.active_slots} of {limit.limit} in use"
+        except Exception as exc:         # noqa: BLE001 - only what the log line says
+            seen = f"the server could not be read: {exc}"
+        log.warning("a request has waited %.0f s for a slot of %s (this process holds %d; %s)",
+                    waited, self.name, self.held, seen)
 
     def _asked(self, asking: asyncio.Future) -> None:
         self._asking = False
@@ -181,7 +229,7 @@ class GlobalSlots:
         or given back when no batch is running."""
         if asking.cancelled() or asking.exception() is not None or asking.result() is None:
             return
-        if self._batches:
+        if self._batches and not asking.result().lapsed:
             self._idle.append(asking.result())
             self._wake()
         else:
@@ -189,7 +237,9 @@ class GlobalSlots:
 
     async def _lease(self, wait: bool) -> _Lease | None:
         """One more slot from the server; when it is full, None (wait=False) or ask again
-        after its Retry-After (at most POLL_S) until a slot is free."""
+        after its Retry-After (at most POLL_S) until a slot is free, or until this process
+        holds one after all (a request gave one back meanwhile): then None, and the request
+        takes that one."""
         import httpx
         from prefect.client.orchestration import get_client
 
@@ -202,45 +252,68 @@ class GlobalSlots:
                     if exc.response.status_code != 423:
                         raise
                     pause = min(float(exc.response.headers.get("Retry-After", POLL_S)), POLL_S)
-                    if not wait or self._batches == 0:      # (or no one needs it any more)
+                    if not wait or self._batches == 0 or self.held:   # (or no one needs it)
                         self._retry_at = time.monotonic() + pause
                         return None
                     await asyncio.sleep(pause)
-                    if self._batches == 0:   # the batch ended meanwhile (cancelled): no one
-                        return None          # waits for this slot, and none is taken
-                    continue
+                    if self._batches == 0 or self.held:   # the batch ended meanwhile (no one
+                        return None                       # waits for this slot), or a slot
+                    continue                              # of this process is free
                 body = response.json()
                 self.leased += 1
-                lease = _Lease(UUID(body["lease_id"]) if body.get("limits") else None,
-                               time.monotonic())
+                now = time.monotonic()
+                lease = _Lease(UUID(body["lease_id"]) if body.get("limits") else None, now, now)
+                self._leases.add(lease)               # held from now on (see the class doc)
                 if lease.id is not None and (self._renewer is None or self._renewer.done()):
                     self._renewer = asyncio.get_running_loop().create_task(self._renew())
                 return lease
 
     async def _renew(self) -> None:
-        """Renew every held lease well before it lapses, while any is held."""
+        """Renew every held lease well before it lapses, while any is held. A lease the server
+        no longer has (404/410: revoked after it expired) is gone, its slot already back in
+        the limit; any other failure (the server busy or restarting; Prefect's client has
+        retried it) is tried again next round, and a lease past LEASE_S without a renewal is
+        not lent again and goes back to the server."""
+        import httpx
         from prefect.client.orchestration import get_client
 
         async with get_client() as client:
             while self.held:
-                await asyncio.sleep(LEASE_S / 3)
+                await asyncio.sleep(LEASE_S / 4)
                 for lease in [*self._idle, *self._lent.values()]:
                     if lease.id is None or lease.lapsed:
                         continue
                     try:
                         await client.renew_concurrency_lease(lease.id, lease_duration=LEASE_S)
-                    except Exception as exc:    # gone on the server: this process holds less
-                        log.warning("lease on %s lapsed (%s); holding one slot fewer",
-                                    self.name, exc)
+                        lease.renewed = time.monotonic()
+                    except httpx.HTTPStatusError as exc:
+                        if exc.response.status_code not in (404, 410):
+                            self._renew_failed(lease, exc)
+                            continue
+                        log.warning("lease on %s lapsed (the server took it back); holding one "
+                                    "slot fewer", self.name)
                         lease.lapsed = True
+                        self._leases.discard(lease)
                         if lease in self._idle:
                             self._idle.remove(lease)
+                    except Exception as exc:       # noqa: BLE001 - tried again next round
+                        self._renew_failed(lease, exc)
+
+    def _renew_failed(self, lease: _Lease, exc: BaseException) -> None:
+        log.warning("could not renew a lease on %s (%s); trying again", self.name, exc)
+        if lease.expired(time.monotonic()) and lease in self._idle:
+            self._idle.remove(lease)
+            self._track(asyncio.ensure_future(self._give_back([lease])))
 
     async def _give_back(self, leases: list[_Lease]) -> None:
-        """Release leases on the server; a cancelled caller does not stop the release."""
-        ids = [lease.id for lease in leases if lease.id is not None and not lease.lapsed]
+        """Release leases on the server (also one past its time: the server may still count
+        it); a cancelled caller does not stop the release. Prefect's client retries a busy or
+        unreachable server; a release that still fails is said, and that slot comes back when
+        the server's repossessor finds its lease expired."""
+        ids = [lease.id for lease in leases if lease.id is not None and lease in self._leases]
         for lease in leases:
-            lease.lapsed = True                 # no longer renewed
+            lease.lapsed = True                 # no longer lent or renewed
+            self._leases.discard(lease)
         if not ids:
             return
 
@@ -251,8 +324,9 @@ class GlobalSlots:
                 for lease_id in ids:
                     try:
                         await client.release_concurrency_slots_with_lease(lease_id)
-                    except Exception as exc:       # it lapses by itself after LEASE_S
-                        log.warning("could not release a slot of %s: %s", self.name, exc)
+                    except Exception as exc:    # noqa: BLE001 - said; the server expires it
+                        log.warning("could not release a slot of %s (%s): it returns to the "
+                                    "limit when its lease expires (LEASE_S)", self.name, exc)
 
         await asyncio.shield(self._track(asyncio.ensure_future(release())))
 

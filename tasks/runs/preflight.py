@@ -9,6 +9,7 @@ Nothing here imports Prefect, opens the store for writing or builds an SDK clien
 from __future__ import annotations
 
 import difflib
+import math
 import os
 import re
 from dataclasses import dataclass
@@ -26,32 +27,102 @@ from mathprobe.tasks.store.duckdb_store import check_same_work, peek
 from mathprobe.tasks.store.location import parse
 
 
+# What a user means by each number: (least, most, what it counts).
+NUMBERS: dict[str, tuple[float, float | None, str]] = {
+    "limit": (1, None, "a number of questions"),
+    "concurrency": (1, 4096, "requests in flight"),
+    "max_tokens": (1, 1_000_000, "new tokens per answer"),
+    "max_cost": (0, None, "US dollars"),
+    "request_timeout": (0, 86_400, "seconds per attempt"),
+    "temperature": (0, 2, "the sampling temperature"),
+    "resamples": (100, 1_000_000, "bootstrap resamples"),
+    "seed": (0, 2**32 - 1, "a random seed"),
+    "port": (1, 65_535, "a TCP port"),
+}
+ABOVE = ("max_cost", "request_timeout")      # must be above their least, not equal to it
+
+
 def check_counts(**options: int | float | None) -> None:
-    """Numeric options: --limit, --concurrency, --max-tokens at least 1; --max-cost and
-    --request-timeout above 0; --temperature at least 0 (None: not given)."""
-    rules = {"limit": (1, "a number of questions"), "concurrency": (1, "requests in flight"),
-             "max_tokens": (1, "new tokens per answer")}
+    """Numeric options as a user means them: finite (`inf` and `nan` parse as numbers, and an
+    infinite --temperature or --request-timeout made every call fail as an infrastructure
+    fault) and in range (NUMBERS). `port`-like names (`grpc_port`) are ports. None: not given."""
     for name, value in options.items():
         if value is None:
             continue
         flag = "--" + name.replace("_", "-")
-        if name in rules:
-            least, what = rules[name]
-            if value < least:
-                raise MathprobeError(f"{flag} {value}: must be at least {least} ({what})")
-        elif name in ("max_cost", "request_timeout"):
-            if not value > 0:
-                raise MathprobeError(f"{flag} {value}: must be above 0")
-        elif name == "temperature" and not value >= 0:
-            raise MathprobeError(f"{flag} {value}: must be 0 or more")
+        least, most, what = NUMBERS["port" if name.endswith("port") else name]
+        if not math.isfinite(value):
+            raise MathprobeError(f"{flag} {value}: must be a finite number ({what})")
+        if name in ABOVE and not value > least:
+            raise MathprobeError(f"{flag} {value}: must be above {least} ({what})")
+        if value < least:
+            raise MathprobeError(f"{flag} {value}: must be at least {least} ({what})")
+        if most is not None and value > most:
+            raise MathprobeError(f"{flag} {value}: must be at most {most} ({what})")
 
 
-def check_run_id(run_id: str | None) -> None:
-    """A given run id must name something: '' or blanks would silently become the default."""
-    if run_id is not None and not run_id.strip():
-        raise MathprobeError(f"--run-id {run_id!r}: empty; give the run a name")
-    if run_id is not None and run_id != run_id.strip():
-        raise MathprobeError(f"--run-id {run_id!r}: leading or trailing blanks")
+def output_file(flag: str, path: str | Path) -> Path:
+    """A file the command will write: not a directory, in a folder that exists or can be made
+    and that takes files (checked before any work, not after it)."""
+    path = Path(path).expanduser()
+    if path.is_dir():
+        raise MathprobeError(f"{flag} {path}: is a directory; name a file in it")
+    _writable_folder(flag, path, path.resolve().parent)
+    if path.exists() and not os.access(path, os.W_OK):
+        raise MathprobeError(f"{flag} {path}: cannot write to it (no permission)")
+    return path
+
+
+def output_dir(flag: str, path: str | Path) -> Path:
+    """A folder the command will write files into: not a file, existing or possible to make,
+    and taking files."""
+    path = Path(path).expanduser()
+    if path.exists() and not path.is_dir():
+        raise MathprobeError(f"{flag} {path}: is a file, not a folder")
+    _writable_folder(flag, path, path.resolve())
+    return path
+
+
+def _writable_folder(flag: str, path: Path, folder: Path) -> None:
+    existing = next((p for p in [folder, *folder.parents] if p.exists()), None)
+    if existing is None or not existing.is_dir():
+        raise MathprobeError(f"{flag} {path}: {existing} is not a folder")
+    if _read_only(existing):
+        raise MathprobeError(f"{flag} {path}: {existing} is on a read-only file system")
+    if not os.access(existing, os.W_OK):
+        raise MathprobeError(f"{flag} {path}: cannot create files in {existing} (no permission)")
+
+
+def _read_only(path: Path) -> bool:
+    try:
+        return bool(os.statvfs(path).f_flag & os.ST_RDONLY)
+    except OSError:
+        return False
+
+
+RUN_ID_CHARS = "A-Za-z0-9._-"
+
+
+def check_run_id(run_id: str | None, option: str = "--run-id") -> None:
+    """A given run id must name something ('' or blanks would silently become the default),
+    and be usable as given in a file name (the run's HTML report, `<run id>.html`) and,
+    mapped as `artifact_key` says, in a Prefect artifact key: letters, digits, '.', '_' and
+    '-', not starting with '.' or '-' (a hidden file, an option)."""
+    if run_id is None:
+        return
+    if not run_id.strip():
+        raise MathprobeError(f"{option} {run_id!r}: empty; give the run a name")
+    if run_id != run_id.strip():
+        raise MathprobeError(f"{option} {run_id!r}: leading or trailing blanks")
+    bad = sorted(set(re.findall(f"[^{RUN_ID_CHARS}]", run_id)))
+    if bad:
+        fixed = re.sub(f"[^{RUN_ID_CHARS}]+", "-", run_id).strip("-.") or "run"
+        raise MathprobeError(f"{option} {run_id!r}: {' '.join(repr(c) for c in bad)} cannot be "
+                             "in a file name or a Prefect artifact key; use letters, digits, "
+                             f"'.', '_' and '-', e.g. {fixed!r}")
+    if run_id[0] in ".-":
+        raise MathprobeError(f"{option} {run_id!r}: must not start with {run_id[0]!r}; e.g. "
+                             f"{run_id.lstrip('.-') or 'run'!r}")
 
 
 def benchmark(name: str) -> Benchmark:
@@ -96,22 +167,36 @@ def data(bench: Benchmark, data_dir: str | Path | None) -> Path:
 
 
 def store_path(db: str | Path, data_path: str | None = None) -> Path | None:
-    """A store that can be created or opened: a file (or a SQLite lake catalog) whose folder
-    exists or can be made; None for a PostgreSQL-catalogued lake (its server tells)."""
+    """A store that can be created or opened for writing: a file (or a SQLite lake catalog)
+    in a folder that exists and, if it exists, one that can be written (a read-only mount is
+    said now, not once Prefect has started); None for a PostgreSQL-catalogued lake (its server
+    tells)."""
     loc = parse(db, data_path)
     if loc.is_lake and loc.catalog == "postgres":
         extras.require("lake", f"--db {db}", ("duckdb_extension_postgres_scanner",))
+    if loc.is_lake and data_path and "://" not in data_path:
+        output_dir("--data-path", data_path)
     if loc.is_lake and loc.catalog != "sqlite":
         return None
     path = Path(loc.target)
     if path.is_dir():
         raise MathprobeError(f"--db {db}: is a directory; name a file, e.g. {path / 'runs.duckdb'}")
     parent = path.resolve().parent
-    existing = next((p for p in [parent, *parent.parents] if p.exists()), None)
-    if existing is None or not existing.is_dir():
-        raise MathprobeError(f"--db {db}: {existing} is not a directory")
-    if not os.access(existing, os.W_OK) and not path.exists():
-        raise MathprobeError(f"--db {db}: cannot create it, {existing} is not writable")
+    if not parent.exists():            # a typo in the folder must not create a tree of folders
+        raise MathprobeError(f"--db {db}: the folder {parent} does not exist; create it first, "
+                             "or name a file in an existing folder")
+    if not parent.is_dir():
+        raise MathprobeError(f"--db {db}: {parent} is not a directory")
+    if _read_only(parent):
+        raise MathprobeError(f"--db {db}: {parent} is on a read-only file system; the store "
+                             "is written (copy it to a writable place; `report` and `sql` "
+                             "read it where it is)")
+    if not os.access(parent, os.W_OK):
+        raise MathprobeError(f"--db {db}: cannot "
+                             + ("write beside it" if path.exists() else "create it")
+                             + f", {parent} is not writable")
+    if path.exists() and not os.access(path, os.W_OK):
+        raise MathprobeError(f"--db {db}: the file is not writable")
     return path
 
 
@@ -181,9 +266,10 @@ def check_eval(*, benchmark: str, model: str, setting: str | None, run_id: str |
 def check_probe(*, family: str, benchmark: str | None, methods: list[str] | None, model: str,
                 run_id: str | None, db: str | Path, data_dir: str | Path | None,
                 limit: int | None = None, concurrency: int | None = None,
-                data_path: str | None = None) -> Benchmark:
+                data_path: str | None = None,
+                request_timeout: float | None = None) -> Benchmark:
     """The checks of a probe command (`contamination`, `classify`) that need no Prefect."""
-    check_counts(limit=limit, concurrency=concurrency)
+    check_counts(limit=limit, concurrency=concurrency, request_timeout=request_timeout)
     check_run_id(run_id)
     bench = registry.with_probe_family(family, benchmark_(benchmark).name if benchmark else None)
     offered = bench.probe_family(family)

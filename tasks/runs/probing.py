@@ -9,7 +9,7 @@ from typing import Any
 
 from mathprobe.tasks.backends import get_backend, parse_spec
 from mathprobe.tasks.contract import Benchmark, Probe
-from mathprobe.tasks.runs import progress, runtime
+from mathprobe.tasks.runs import card, progress, runtime
 from mathprobe.tasks.runs.asking import send
 from mathprobe.tasks.runs.loading import prepare
 from mathprobe.tasks.sampling import describe
@@ -51,6 +51,12 @@ def run_probe(store: Store, bench: Benchmark, probe: Probe, *, model: str, run_i
     _check_backend(probe, model, kind, triton_url, request_timeout)
     store.start_run(RunSpec(run_id, bench.name, model, kind, probe.setting, probe.params(kind),
                             flow_run_id), n_items=len(chosen))
+    store.set_card(run_id, card.run_facts(
+        bench, data_dir, model=model, kind=kind, setting=probe.setting,
+        params=probe.params(kind), items=chosen, limit=limit, concurrency=concurrency,
+        prompts=card.requests_sha256(probe.requests(chosen, dataset, model, kind)),
+        retry_failed=retry_failed, request_timeout=request_timeout, triton_url=triton_url,
+        flow_run_id=flow_run_id))
     statuses = store.item_statuses(run_id)
     todo = [it for it in chosen if statuses.get(it.item_id) is None
             or (retry_failed and statuses[it.item_id] == "infra_failed")]

@@ -29,13 +29,16 @@ MODELS = ("lmm_generate", "token_logprobs")
 
 
 def _pytriton() -> Path:
-    try:
-        import pytriton
-    except ImportError as exc:
-        raise MathprobeError("the nvidia-pytriton wheel is not installed (pip install "
-                             "nvidia-pytriton==0.7.0); on GPU machines use the NGC Triton "
-                             "container instead (deploy/triton/README.md)") from exc
-    return Path(pytriton.__file__).resolve().parent
+    """The folder of the nvidia-pytriton wheel: found, not imported (only its tritonserver binary
+    and python backend are used; its Python API would import zmq, sh, wrapt, ...)."""
+    import importlib.util
+
+    spec = importlib.util.find_spec("pytriton")
+    if spec is None or not spec.submodule_search_locations:
+        raise MathprobeError("the nvidia-pytriton wheel is not installed: pip install "
+                             "'mathprobe[triton]'; on GPU machines the NGC Triton container is "
+                             "the usual way (deploy/triton/README.md)")
+    return Path(next(iter(spec.submodule_search_locations))).resolve()
 
 
 def backend_directory(cache: Path | None = None) -> Path:
@@ -62,8 +65,10 @@ def server_env(model_dir: str | Path | None) -> dict[str, str]:
     libs = [sysconfig.get_config_var("LIBDIR"), str(_pytriton().parent / "nvidia_pytriton.libs")]
     env["LD_LIBRARY_PATH"] = os.pathsep.join(
         [p for p in libs if p] + ([env["LD_LIBRARY_PATH"]] if env.get("LD_LIBRARY_PATH") else []))
-    # site-packages holds mathprobe itself (a wheel) or its editable finder (a .pth file)
-    env["MATHPROBE_SYS_PATH"] = os.pathsep.join(site.getsitepackages())
+    # site-packages holds mathprobe itself (a wheel) or its editable finder (a .pth file);
+    # PYTHONPATH's folders too, which the stub's embedded interpreter would not read
+    paths = [*site.getsitepackages(), *filter(None, env.get("PYTHONPATH", "").split(os.pathsep))]
+    env["MATHPROBE_SYS_PATH"] = os.pathsep.join(dict.fromkeys(paths))
     if model_dir is not None:
         env["MATHPROBE_TRITON_MODEL_DIR"] = str(Path(model_dir).resolve())
     return env

@@ -40,6 +40,24 @@ class AnswersTable:
             return 0
         return self.write(lambda con: self._append_new(con, run_id, rows))
 
+    def append_spooled(self, batches: list[tuple[str, dict[str, list]]]) -> int:
+        """Store spooled batches ((batch id, rows by run), `tasks.store.spool`) in one write,
+        with their ids in `store_meta`: a batch stored before (a recovery killed between commit
+        and delete) is skipped whole, failed calls included. Returns how many were new."""
+        def work(con: duckdb.DuckDBPyConnection) -> int:
+            done = {k for (k,) in con.execute(
+                "SELECT key FROM store_meta WHERE key IN (SELECT unnest($keys::VARCHAR[]))",
+                {"keys": [f"spooled:{b}" for b, _ in batches]}).fetchall()}
+            new = 0
+            for batch, by_run in batches:
+                if f"spooled:{batch}" in done:
+                    continue
+                new += sum(self._append_new(con, run_id, rows) for run_id, rows in by_run.items())
+                con.execute("INSERT INTO store_meta VALUES (?, ?)",
+                            [f"spooled:{batch}", "stored"])
+            return new
+        return self.write(work) if batches else 0
+
     def _append_new(self, con: duckdb.DuckDBPyConnection, run_id: str,
                     rows: list[tuple[str, str, Completion]]) -> int:
         """Inside a write: insert the rows whose item has no answer in the run yet."""
@@ -64,12 +82,13 @@ class AnswersTable:
             "input_tokens": ("BIGINT", [c.input_tokens for c in cs]),
             "output_tokens": ("BIGINT", [c.output_tokens for c in cs]),
             "cost_usd": ("DOUBLE", [c.cost_usd for c in cs]),
+            "served_model": ("VARCHAR", [c.served_model for c in cs]),
         })
         params["run_id"] = run_id
         con.execute(f"""
             INSERT INTO responses (response_id, run_id, item_id, request_hash, response, status,
                                    error, attempts, latency_s, input_tokens, output_tokens,
-                                   cost_usd)
+                                   cost_usd, served_model)
             SELECT s.response_id, $run_id, s.* EXCLUDE (response_id) FROM (SELECT {select}) s
             """, params)
         run_data.touch(con, run_id, min(ids), max(ids))

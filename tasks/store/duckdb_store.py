@@ -29,6 +29,7 @@ from __future__ import annotations
 
 import atexit
 import importlib.util
+import shutil
 import sys
 import threading
 from collections.abc import Callable, Iterator
@@ -41,7 +42,7 @@ import duckdb
 from mathprobe.tasks.errors import StoreWriteError
 from mathprobe.tasks.store import lake, run_data, spool, template
 from mathprobe.tasks.store.answers_table import ANSWERED, ANSWERED_SQL, AnswersTable
-from mathprobe.tasks.store.errors import connect, write_error
+from mathprobe.tasks.store.errors import connect, offline_connect, write_error
 from mathprobe.tasks.store.items_table import ItemsTable
 from mathprobe.tasks.store.location import Location, parse
 from mathprobe.tasks.store.runs_table import RunSpec, RunsTable, check_same_work
@@ -105,7 +106,11 @@ class Store(ItemsTable, RunsTable, AnswersTable):
             return
         if self.path != ":memory:":
             Path(self.path).parent.mkdir(parents=True, exist_ok=True)
-            template.create(self.path, sql_layer()[1], self._apply_sql)   # a new file: a copy
+            self._check_room_to_open()
+            try:
+                template.create(self.path, sql_layer()[1], self._apply_sql)   # new: a copy
+            except OSError as exc:
+                raise self._cannot_write(exc.strerror or str(exc)) from None
         self.con = connect(self.path)
         try:
             self._apply_sql(self.con)
@@ -126,13 +131,31 @@ class Store(ItemsTable, RunsTable, AnswersTable):
                         "WHERE status = 'running' RETURNING run_id, flow_run_id").fetchall()
         except (duckdb.Error, OSError, StoreWriteError) as exc:
             self.con.close()
-            pending = spool.pending(self.path)
-            reason = getattr(exc, "reason", None) or " ".join(str(exc).split())
-            raise StoreWriteError(
-                f"cannot write to {self.path} ({reason})"
-                + (f"; answers saved by an earlier run wait in {', '.join(map(str, pending))}"
-                   if pending else "") + ": free space (or make it writable) and run again"
-            ) from None
+            raise self._cannot_write(getattr(exc, "reason", None)
+                                     or " ".join(str(exc).split())) from None
+
+    def _cannot_write(self, reason: str) -> StoreWriteError:
+        """The one line (exit status 5) for a store that cannot be opened for writing."""
+        pending = spool.pending(self.path)
+        return StoreWriteError(
+            f"cannot write to {self.path} ({reason})"
+            + (f"; answers saved by an earlier run wait in {', '.join(map(str, pending))}"
+               if pending else "") + ": free space (or make it writable) and run again")
+
+    def _check_room_to_open(self) -> None:
+        """Opening a file that has a write-ahead log replays the log into the file; with no
+        room for that, duckdb 1.5.5 can fail inside (a re-run on a still-full disk once ended
+        in an abort, exit 134, "FatalException ... duplicate key" on `runs`). Such a file is
+        refused here, before DuckDB opens it, in one line (exit status 5)."""
+        wal = Path(self.path + ".wal")
+        try:
+            need = 2 * wal.stat().st_size + OPEN_ROOM
+            free = shutil.disk_usage(wal.parent).free
+        except OSError:
+            return                         # no log (the file was closed cleanly)
+        if free < need:
+            raise self._cannot_write(f"its disk has {free // 1024} KiB free; storing what its "
+                                     f"write-ahead log holds needs about {need // 1024} KiB")
 
     @staticmethod
     def _apply_sql(con: duckdb.DuckDBPyConnection) -> None:
@@ -170,7 +193,7 @@ class Store(ItemsTable, RunsTable, AnswersTable):
             return
         self.con.close()
         try:
-            writer = duckdb.connect(self.path)
+            writer = offline_connect(self.path)
             try:
                 self._apply_sql(writer)
             finally:
@@ -266,6 +289,8 @@ class Store(ItemsTable, RunsTable, AnswersTable):
         if _STORES.get(self.path) is self:
             _STORES.pop(self.path, None)
 
+
+OPEN_ROOM = 256 * 1024      # room a file with a write-ahead log needs beyond twice the log
 
 _STORES: dict[str, Store] = {}
 _STORES_LOCK = threading.Lock()

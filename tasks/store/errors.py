@@ -3,17 +3,46 @@ file and what to do (another process writing it, a disk that refuses a write).""
 from __future__ import annotations
 
 import re
+from pathlib import Path
 
 import duckdb
 
 from mathprobe.tasks.errors import MathprobeError, StoreWriteError
 
+# Every connection: DuckDB never reaches the internet for an extension. By default a file it
+# does not know (a SQLite database given as --db) made it try to download one; the extensions
+# mathprobe uses are loaded from their PyPI packages (tasks.store.lake.load_extension).
+OFFLINE = {"autoinstall_known_extensions": False, "autoload_known_extensions": False}
+
+
+def offline_connect(database: str = ":memory:", read_only: bool = False
+                    ) -> duckdb.DuckDBPyConnection:
+    """duckdb.connect, never installing or loading an extension by itself."""
+    return duckdb.connect(database, read_only=read_only, config=dict(OFFLINE))
+
+
+def not_duckdb(path: str) -> str | None:
+    """What the file is when it exists and is not a DuckDB database (its header lacks DuckDB's
+    magic bytes), else None."""
+    try:
+        with open(path, "rb") as f:
+            head = f.read(16)
+    except OSError:
+        return None
+    if not head or head[8:12] == b"DUCK":          # DuckDB's magic bytes
+        return None
+    return "a SQLite database" if head.startswith(b"SQLite format 3") else "some other file"
+
 
 def connect(path: str, read_only: bool = False) -> duckdb.DuckDBPyConnection:
     """A DuckDB connection, or a MathprobeError saying in one line why not (another process
     is writing the file, a read-only or full disk, not a DuckDB file)."""
+    other = not_duckdb(path) if path != ":memory:" and Path(path).is_file() else None
+    if other:
+        raise MathprobeError(f"{path}: not a DuckDB file ({other}); name a DuckDB store file, "
+                             "or a new file to create one")
     try:
-        return duckdb.connect(path, read_only=read_only)
+        return offline_connect(path, read_only=read_only)
     except duckdb.Error as exc:
         text = " ".join(str(exc).split())
         if "lock" in text.lower():

@@ -44,6 +44,25 @@ class ItemsTable:
                 run_data.invalidate(con, benchmark)
         self.write(work)
 
+    def add_imported_items(self, items: Sequence[Item],
+                           tables: dict[str, dict[str, tuple[str, list]]]) -> None:
+        """Items a result file defines itself (not in the local data), and their rows of the
+        tables `Benchmark.imported_tables` names (keyed by their first column, item_id: rows of
+        the same items are replaced). Loading the data again never removes them: `items` is
+        only ever upserted, and these tables are not the ones a reload replaces."""
+        self.upsert_items(items)
+        for table, columns in tables.items():
+            first = next(iter(columns))
+            select, params = unnest(columns)
+
+            def work(con: duckdb.DuckDBPyConnection, table=table, first=first, select=select,
+                     params=params) -> None:
+                con.execute(f"DELETE FROM {table} WHERE {first} IN (SELECT {first} FROM "
+                            f"(SELECT {select}))", params)
+                con.execute(f"INSERT INTO {table} ({', '.join(columns)}) SELECT {select}", params)
+                run_data.invalidate(con, items[0].benchmark)
+            self.write(work)
+
     def dataset_fingerprint(self, benchmark: str) -> str | None:
         rows = self.query("SELECT fingerprint FROM loaded_datasets WHERE benchmark = ?", [benchmark])
         return rows[0][0] if rows else None
@@ -53,6 +72,23 @@ class ItemsTable:
             con, "loaded_datasets", ("benchmark",),
             "SELECT $benchmark AS benchmark, $fingerprint AS fingerprint, current_timestamp",
             {"benchmark": benchmark, "fingerprint": fingerprint}))
+
+    def has_chance(self, benchmark: str) -> bool:
+        return bool(self.query("SELECT 1 FROM item_chance WHERE benchmark = ? LIMIT 1",
+                               [benchmark]))
+
+    def replace_chance(self, benchmark: str, rows: Sequence[tuple[str, float]]) -> None:
+        """The chance level of each item of `benchmark` (`Benchmark.chance_level`)."""
+        select, params = unnest({"item_id": ("VARCHAR", [r[0] for r in rows]),
+                                 "chance": ("DOUBLE", [r[1] for r in rows])})
+
+        def work(con: duckdb.DuckDBPyConnection) -> None:
+            con.execute("DELETE FROM item_chance WHERE benchmark = ?", [benchmark])
+            if rows:
+                con.execute("INSERT INTO item_chance (benchmark, item_id, chance) "
+                            f"SELECT $benchmark, * FROM (SELECT {select})",
+                            {"benchmark": benchmark, **params})
+        self.write(work)
 
     def replace_table(self, table: str, columns: dict[str, tuple[str, list]]) -> None:
         """Reference tables loaded from the data directory (e.g. the WE-MATH knowledge tree)."""

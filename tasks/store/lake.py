@@ -39,6 +39,7 @@ import glob
 import hashlib
 import importlib.util
 import re
+import time
 from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
 from pathlib import Path
@@ -51,6 +52,7 @@ from tenacity import (Retrying, retry_if_exception, stop_after_delay,
 from mathprobe.tasks import extras
 from mathprobe.tasks.errors import MathprobeError
 from mathprobe.tasks.store import run_data
+from mathprobe.tasks.store.errors import offline_connect
 from mathprobe.tasks.store.location import Location
 
 T = TypeVar("T")
@@ -70,6 +72,23 @@ COMMENT ON TABLE lake_writes IS 'DuckLake stores only: the commit token every wr
 COMMENT ON COLUMN lake_writes.commits IS 'Write transactions committed so far.';
 COMMENT ON COLUMN lake_writes.last_response_id IS 'The highest response_id handed out; a write takes the next block.';
 COMMENT ON COLUMN lake_writes.schema_fingerprint IS 'Hash of the SQL last applied (views, macros), so unchanged SQL is not re-applied on every connect.';
+CREATE TABLE IF NOT EXISTS run_leases (
+    run_id     VARCHAR NOT NULL,
+    holder     VARCHAR NOT NULL,
+    host       VARCHAR,
+    pid        INTEGER,
+    taken_at   TIMESTAMP,
+    beat_at    TIMESTAMP,
+    expires_at TIMESTAMP
+);
+COMMENT ON TABLE run_leases IS 'DuckLake stores only: which process is asking a run now (one live writer per run id; tasks/store/run_lease.py). A claim not renewed by expires_at is dead and is taken over.';
+COMMENT ON COLUMN run_leases.run_id IS 'The run being asked.';
+COMMENT ON COLUMN run_leases.holder IS 'A random id of the claiming process''s claim.';
+COMMENT ON COLUMN run_leases.host IS 'The machine of the claiming process.';
+COMMENT ON COLUMN run_leases.pid IS 'The claiming process''s id on that machine.';
+COMMENT ON COLUMN run_leases.taken_at IS 'When the claim was taken (UTC).';
+COMMENT ON COLUMN run_leases.beat_at IS 'When the holder last renewed it (UTC).';
+COMMENT ON COLUMN run_leases.expires_at IS 'When it is dead unless renewed again (UTC).';
 """
 
 
@@ -105,7 +124,7 @@ def load_extension(con: duckdb.DuckDBPyConnection, name: str) -> None:
 
 def connect(loc: Location, read_only: bool = False) -> duckdb.DuckDBPyConnection:
     """An in-memory DuckDB with the lake attached as `lake` and made the default catalog."""
-    con = duckdb.connect()
+    con = offline_connect()
     try:
         load_extension(con, "ducklake")
         load_extension(con, SCANNERS[loc.catalog])
@@ -227,18 +246,35 @@ def retrying(fn: Callable[[], T], give_up_after_s: float = RETRY_FOR_S,
     raise AssertionError("unreachable")
 
 
+QUEUE_WAIT_S = 10.0    # the longest a write waits for its turn before going ahead anyway
+
+
 @contextmanager
 def writers_queue(loc: Location) -> Iterator[None]:
-    """On a SQLite catalog, one write at a time across this machine's processes (`FILE.lock`)."""
+    """On a SQLite catalog, one write at a time across this machine's processes (`FILE.lock`).
+    Only an optimisation (the token decides), so never a wait without end: a holder that is
+    stopped (SIGSTOP, a debugger) or stuck is not waited for past QUEUE_WAIT_S."""
     if loc.catalog != "sqlite":
         yield
         return
     with open(loc.target + ".lock", "a") as f:
-        fcntl.flock(f, fcntl.LOCK_EX)
+        deadline, pause = time.monotonic() + QUEUE_WAIT_S, 0.001
+        while True:
+            try:
+                fcntl.flock(f, fcntl.LOCK_EX | fcntl.LOCK_NB)
+                locked = True
+                break
+            except BlockingIOError:
+                if time.monotonic() > deadline:
+                    locked = False
+                    break
+                time.sleep(pause)
+                pause = min(0.02, pause * 2)
         try:
             yield
         finally:
-            fcntl.flock(f, fcntl.LOCK_UN)
+            if locked:
+                fcntl.flock(f, fcntl.LOCK_UN)
 
 
 # -- the token --------------------------------------------------------------------------------------

@@ -80,6 +80,30 @@ class RunsTable:
             run_data.store_figures(con)
         self.write(work)
 
+    def set_card(self, run_id: str, facts: dict[str, Any]) -> None:
+        """Merge `facts` into the run's recorded card (`runs.card`, tasks/runs/card.py): keys
+        given replace the stored ones; a `sessions` list is appended to, one entry per start."""
+        def work(con: duckdb.DuckDBPyConnection) -> None:
+            row = con.execute("SELECT card FROM runs WHERE run_id = ?", [run_id]).fetchone()
+            if row is None:
+                return
+            card = json.loads(row[0]) if row[0] else {}
+            sessions = card.get("sessions", []) + list(facts.get("sessions", []))
+            card.update(facts)
+            if sessions:
+                card["sessions"] = sessions
+            con.execute("UPDATE runs SET card = ? WHERE run_id = ?",
+                        [json.dumps(card, sort_keys=True, default=str), run_id])
+        self.write(work)
+
+    def card_facts(self, run_id: str) -> dict[str, Any] | None:
+        """The run's recorded card facts; None for a run made before run cards."""
+        try:
+            rows = self.query("SELECT card FROM runs WHERE run_id = ?", [run_id])
+        except duckdb.BinderException:      # a read-only store of an older mathprobe
+            return None
+        return json.loads(rows[0][0]) if rows and rows[0][0] else None
+
     def run(self, run_id: str) -> dict[str, Any] | None:
         rows = self.query_dicts("SELECT * FROM run_summary WHERE run_id = ?", [run_id])
         return rows[0] if rows else None

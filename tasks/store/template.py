@@ -31,6 +31,8 @@ from pathlib import Path
 
 import duckdb
 
+from mathprobe.tasks.store.errors import offline_connect
+
 DUCKDB_MAGIC = b"DUCK"          # at offset 8 of every DuckDB database file
 
 
@@ -59,7 +61,7 @@ def template_path(digest: str) -> Path:
 def build(path: Path, apply_sql) -> None:
     """A new empty store at `path`, made by `apply_sql(con)` (the store's own SQL applier) and
     closed (checkpointed: one self-contained file, no WAL)."""
-    con = duckdb.connect(str(path))
+    con = offline_connect(str(path))
     try:
         apply_sql(con)
         con.execute("CHECKPOINT")

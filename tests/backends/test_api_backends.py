@@ -7,10 +7,18 @@ import json
 import duckdb
 import pytest
 
-from mathprobe.flows.eval import eval_flow
+from mathprobe.flows.common import call_flow
+from mathprobe.flows.eval import eval_flow as _eval_flow
 from mathprobe.tasks.benchmarks import wemath
 from mathprobe.tasks.store import close_all
 from tests.support.fake_api import FakeAPI
+
+
+def eval_flow(**params):
+    """The eval flow as the command line runs it: its report, also for a run that ended
+    incomplete (whose flow run ends Failed 'Incomplete: ...')."""
+    return call_flow(_eval_flow, **params)
+
 
 pytestmark = pytest.mark.usefixtures("prefect_harness")
 
@@ -300,3 +308,26 @@ def test_empty_completions_are_faults_never_wrong_answers(provider, api, data_di
     assert report["run"]["n_infra_failed"] == 0 and report["run"]["status"] == "completed"
     verdicts = dict(query(db, "SELECT item_id, correct FROM item_verdicts"))
     assert all(verdicts[item.item_id] is True for item, _ in always + [once])
+
+
+@pytest.mark.parametrize("provider", ["openai", "anthropic"])
+def test_a_refused_connection_is_stored_as_one_not_as_a_timeout(provider, data_dir, db,
+                                                                 monkeypatch):
+    """A server that is down (nothing listens on its port) refuses at once; the SDKs' aiohttp
+    transport reports that as a connect timeout, and it was stored as "timeout", sending the
+    user after a slow server instead of a dead one."""
+    from mathprobe.tasks.ports import free_port
+
+    down = f"http://127.0.0.1:{free_port()}"
+    monkeypatch.setenv("OPENAI_BASE_URL", down + "/v1")
+    monkeypatch.setenv("ANTHROPIC_BASE_URL", down)
+    monkeypatch.setenv(f"{provider.upper()}_API_KEY", "sk-test-down")
+    monkeypatch.setenv("MATHPROBE_RETRY_BASE_WAIT_S", "0.01")
+    monkeypatch.setenv("MATHPROBE_RETRY_MAX_WAIT_S", "0.05")
+    monkeypatch.setenv("MATHPROBE_RETRY_MAX_ATTEMPTS", "2")
+    model = "openai:gpt-4o-mini" if provider == "openai" else "anthropic:claude-3-5-haiku"
+    eval_flow(benchmark="wemath", model=model, run_id="down", db=str(db),
+              data_dir=str(data_dir), limit=6)
+    errors = {e for (e,) in query(db, "SELECT DISTINCT error FROM responses")}
+    assert errors and all(e.startswith("connection refused") and "timeout" not in e
+                          for e in errors), errors

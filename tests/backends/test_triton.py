@@ -10,12 +10,20 @@ import threading
 import pytest
 import torch
 
-from mathprobe.flows.eval import eval_flow
+from mathprobe.flows.common import call_flow
+from mathprobe.flows.eval import eval_flow as _eval_flow
 from mathprobe.tasks.benchmarks import wemath
 from mathprobe.tasks.runs import progress
 from mathprobe.tasks.backends.triton_grpc import TritonGenerate
 from mathprobe.tasks.items import Request
 from mathprobe.tasks.store import open_store
+
+
+def eval_flow(**params):
+    """The eval flow as the command line runs it: its report, also for a run that ended
+    incomplete (whose flow run ends Failed 'Incomplete: ...')."""
+    return call_flow(_eval_flow, **params)
+
 
 pytestmark = pytest.mark.usefixtures("prefect_harness")
 

@@ -11,15 +11,18 @@ import time
 
 import pytest
 
+from mathprobe.tasks import registry
+from mathprobe.tasks.runs import import_official
 from mathprobe.tasks.store import RunSpec, close_all, open_store
 from tests.conftest import REPO
 
 DRIVER = textwrap.dedent("""
-    import contextlib, io, json, sys
+    import contextlib, io, json, sys, time
     from mathprobe.flows.cli import main
     out = []
     for args in json.loads(sys.argv[1]):
         err = io.StringIO()
+        started = time.perf_counter()
         with contextlib.redirect_stderr(err), contextlib.redirect_stdout(io.StringIO()):
             try:
                 main(args)
@@ -27,6 +30,7 @@ DRIVER = textwrap.dedent("""
             except SystemExit as exc:
                 code = exc.code
         out.append({"args": args, "code": code, "stderr": err.getvalue(),
+                    "seconds": time.perf_counter() - started,
                     "prefect": any(m == "prefect" or m.startswith("prefect.")
                                    for m in sys.modules)})
     print(json.dumps(out))
@@ -61,7 +65,13 @@ def test_bad_input_is_one_error_line_before_prefect(tmp_path, data_dir, bad_data
     store = open_store(db)                       # a run 'x' (plain setting) to clash with
     store.start_run(RunSpec("x", "wemath", "baseline:random", "baseline", "plain",
                             {"temperature": 0.0, "max_tokens": 1024}), n_items=3)
+    rows = json.loads((data_dir / "wemath" / "testmini.json").read_text())   # a graded run 'g'
+    problem = [dict(r, response="<Answer>: <<A>>") for r in rows if r["ID"] == rows[0]["ID"]]
+    (tmp_path / "g.json").write_text(json.dumps(problem))
+    import_official(store, registry.get("wemath"), data_dir, tmp_path / "g.json", "g")
     close_all()
+    html = tmp_path / "report.html"
+    nowhere = tmp_path / "no-such-folder"
     run = ["run", "--benchmark", "wemath", "--model", "baseline:random", "--db", str(db),
            "--data-dir", str(data_dir)]
     ok_run = run + ["--run-id", "r"]
@@ -84,11 +94,14 @@ def test_bad_input_is_one_error_line_before_prefect(tmp_path, data_dir, bad_data
         "--concurrency -3: must be at least 1": ok_run + ["--concurrency", "-3"],
         "--max-cost 0.0: must be above 0": ok_run + ["--max-cost", "0"],
         "--max-tokens 0: must be at least 1": ok_run + ["--max-tokens", "0"],
-        "--temperature -1.0: must be 0 or more": ok_run + ["--temperature", "-1"],
+        "--temperature -1.0: must be at least 0": ok_run + ["--temperature", "-1"],
         "--request-timeout 0.0: must be above 0": ok_run + ["--request-timeout", "0"],
         "--run-id '': empty": run + ["--run-id", ""],
         "--setting 'cot': wemath has plain, kca": ok_run + ["--setting", "cot"],
-        "--judge: wemath is graded by rules only": ok_run + ["--judge", "baseline:random"],
+        "--judge: this benchmark's judge takes no options (got prompt)":
+            ok_run + ["--judge", "openai:x#prompt=gradegpt"],
+        "--judge 'openai:x#repeat=0': repeat='0'; give a whole number >= 1":
+            ok_run + ["--judge", "openai:x#repeat=0"],
         f"data directory {tmp_path / 'nowhere'} (from --data-dir) does not exist":
             run[:-1] + [str(tmp_path / "nowhere"), "--run-id", "r"],
         "knowledge_structure_nodes.json: file not found (is --data-dir / MATHPROBE_DATA_DIR "
@@ -110,6 +123,36 @@ def test_bad_input_is_one_error_line_before_prefect(tmp_path, data_dir, bad_data
              "rogue"],
         "--limit -1: must be at least 1": ["classify", "--model", "baseline:random", "--db",
                                            str(db), "--limit", "-1"],
+        # names checked against what exists, listing what does
+        "--grader 'oficial': not a grader of run g (wemath); did you mean official?; its "
+        "graders: official": ["report", "--run-id", "g", "--db", str(db), "--grader", "oficial"],
+        "--grader 'strict': not a grader of run g (wemath); its graders: official":
+            ["report", "--run-id", "g", "--db", str(db), "--grader", "strict"],   # ConceptMath's
+        "--grader 'oficial': not a grader of run g": ["compare", "--db", str(db), "g",
+                                                      "--grader", "oficial"],
+        "--grader 'oficial': not a grader of run g ": ["report", "--db", str(db), "--html",
+                                                       str(html), "--run-id", "g", "--grader",
+                                                       "oficial"],
+        "--benchmark 'wemth': unknown benchmark (did you mean wemath?); available: cmmath, "
+        "conceptmath, wemath": ["compare", "--db", str(db), "--benchmark", "wemth"],
+        "--benchmark 'wemath': no contamination probe; benchmarks with one: conceptmath":
+            ["contamination", "--model", "baseline:random", "--db", str(db), "--benchmark",
+             "wemath"],
+        "--benchmark 'wemath': no judge audit; benchmarks with one: cmmath":
+            ["judge-audit", "--db", str(db), "--benchmark", "wemath"],
+        "--run-id 'my run/1': ' ' '/' cannot be in a file name or a Prefect artifact key; use "
+        "letters, digits, '.', '_' and '-', e.g. 'my-run-1'": run + ["--run-id", "my run/1"],
+        "--run-id 'a:b': ':' cannot be": ["import", str(tmp_path / "g.json"), "--benchmark",
+                                          "wemath", "--run-id", "a:b", "--db", str(db)],
+        "--run-id '.hidden': must not start with '.'": run + ["--run-id", ".hidden"],
+        # a store in a folder that does not exist is refused, not created
+        f"--db {nowhere / 'runs.duckdb'}: the folder {nowhere} does not exist":
+            run[:6] + [str(nowhere / "runs.duckdb"), "--run-id", "r"],
+        f"--db {nowhere / 'i.duckdb'}: the folder {nowhere} does not exist":
+            ["import", str(tmp_path / "g.json"), "--benchmark", "wemath", "--run-id", "i",
+             "--db", str(nowhere / "i.duckdb")],
+        f"--db {nowhere / 'c.duckdb'}: the folder {nowhere} does not exist":
+            ["store", "copy", str(db), str(nowhere / "c.duckdb")],
     }
     env = {k: v for k, v in __import__("os").environ.items()
            if not k.startswith(("OPENAI", "ANTHROPIC", "PREFECT_API"))}
@@ -122,6 +165,7 @@ def test_bad_input_is_one_error_line_before_prefect(tmp_path, data_dir, bad_data
         assert expected in lines[0], (expected, lines[0])
         assert not got["prefect"], (args, "imported Prefect before the error")
     assert not db.with_name("runs.duckdb.wal").exists()       # nothing was written
+    assert not nowhere.exists() and not html.exists()
 
     # --debug (anywhere on the line) adds the traceback
     debug = run_driver([ok_run + ["--limit", "0", "--debug"]], env)[0]
@@ -179,3 +223,123 @@ def test_version_and_the_choices_in_help():
                    "anthropic:MODEL", "triton:MODEL", "replay:FILE", "wemath: plain, kca",
                    "conceptmath: zs, zs-cot, fs", "text+ocr/clp", "seeded stratified sample"):
         assert choice in text, choice
+
+
+@pytest.fixture
+def read_only_store(tmp_path, data_dir):
+    """A store with a run, on a file system mounted read-only (a real tmpfs); None where
+    mounting is not allowed."""
+    disk = tmp_path / "ro"
+    disk.mkdir()
+    if subprocess.run(["mount", "-t", "tmpfs", "-o", "size=8m", "tmpfs", disk],
+                      capture_output=True).returncode != 0:
+        yield None
+        return
+    try:
+        store = open_store(disk / "runs.duckdb")
+        store.start_run(RunSpec("ro", "wemath", "baseline:random", "baseline", "plain", {}),
+                        n_items=0)
+        close_all()
+        assert subprocess.run(["mount", "-o", "remount,ro", disk]).returncode == 0
+        yield disk
+    finally:
+        close_all()
+        subprocess.run(["umount", "-l", disk], capture_output=True)
+
+
+def test_bad_numbers_and_unwritable_paths_exit_2_at_once(tmp_path, data_dir, read_only_store):
+    """A number no user means (inf, nan, out of range) and an output path that cannot be
+    written are one `error:` line and exit status 2, before any work and before Prefect,
+    each within 2 s: `--temperature inf` and `--request-timeout inf` passed and every call then
+    failed as an infrastructure fault; `report --html` to a directory or a read-only path
+    ended in a 44-line traceback after building the report; a store on a read-only mount was
+    found only once Prefect had started (11.7 s); `import` of a missing file left an empty
+    store behind; a SQLite file as --db made DuckDB download an extension."""
+    db = tmp_path / "runs.duckdb"
+    store = open_store(db)
+    store.start_run(RunSpec("x", "wemath", "baseline:random", "baseline", "plain", {}), n_items=0)
+    close_all()
+    sqlite = tmp_path / "other.sqlite"
+    import sqlite3
+    with sqlite3.connect(sqlite) as con:
+        con.execute("CREATE TABLE t (a)")
+    a_file = tmp_path / "a-file"
+    a_file.write_text("x")
+    run = ["run", "--benchmark", "wemath", "--model", "baseline:random", "--run-id", "r",
+           "--db", str(tmp_path / "new.duckdb"), "--data-dir", str(data_dir)]
+    report = ["report", "--db", str(db), "--run-id", "x"]
+    cases = {
+        "--temperature inf: must be a finite number": run + ["--temperature", "inf"],
+        "--temperature nan: must be a finite number": run + ["--temperature", "nan"],
+        "--temperature 5.0: must be at most 2": run + ["--temperature", "5"],
+        "--request-timeout inf: must be a finite number": run + ["--request-timeout", "inf"],
+        "--request-timeout 1000000.0: must be at most 86400": run + ["--request-timeout", "1e6"],
+        "--max-cost inf: must be a finite number": run + ["--max-cost", "inf"],
+        "--max-cost nan: must be a finite number": run + ["--max-cost", "nan"],
+        "--concurrency 100000: must be at most 4096": run + ["--concurrency", "100000"],
+        "--max-tokens 99999999: must be at most 1000000": run + ["--max-tokens", "99999999"],
+        "--concurrency 0: must be at least 1":
+            ["classify", "--model", "baseline:random", "--db", str(db), "--concurrency", "0"],
+        "--resamples 99999999: must be at most 1000000":
+            ["compare", "--db", str(db), "x", "--resamples", "99999999"],
+        "--seed -1: must be at least 0": ["compare", "--db", str(db), "x", "--seed", "-1"],
+        "--port 70000: must be at most 65535": ["server", "start", "--port", "70000"],
+        "--port 0: must be at least 1": ["server", "start", "--port", "0"],
+        f"--html {tmp_path}: is a directory": report + ["--html", str(tmp_path)],
+        f"--html {a_file / 'r.html'}: {a_file} is not a folder":
+            report + ["--html", str(a_file / "r.html")],
+        f"--figures {a_file}: is a file, not a folder":
+            report + ["--html", str(tmp_path / "r.html"), "--figures", str(a_file)],
+        f"--csv {tmp_path}: is a directory": ["compare", "--db", str(db), "x", "--csv",
+                                              str(tmp_path)],
+        f"{sqlite}: not a DuckDB file (a SQLite database)": run[:7] + ["--db", str(sqlite)],
+        f"{tmp_path / 'missing.json'}: no such file":
+            ["import", str(tmp_path / "missing.json"), "--benchmark", "wemath", "--run-id", "i",
+             "--db", str(tmp_path / "imported.duckdb"), "--data-dir", str(data_dir)],
+        f"--db {tmp_path}: is a directory": ["store", "copy", str(db), str(tmp_path)],
+    }
+    if read_only_store is not None:
+        ro = read_only_store
+        cases.update({
+            "is on a read-only file system": run[:7] + ["--db", str(ro / "runs.duckdb")],
+            f"--html {ro / 'r.html'}: {ro} is on a read-only file system":
+                ["report", "--db", str(ro / "runs.duckdb"), "--run-id", "ro", "--html",
+                 str(ro / "r.html")],
+        })
+    env = {k: v for k, v in __import__("os").environ.items()
+           if not k.startswith(("OPENAI", "ANTHROPIC", "PREFECT_API"))}
+    env.update(MATHPROBE_DATA_DIR=str(data_dir), PREFECT_HOME=str(tmp_path / "prefect-home"),
+               MATHPROBE_STATE_DIR=str(tmp_path / "state"))
+    results = run_driver(list(cases.values()), env)
+    for (expected, args), got in zip(cases.items(), results):
+        lines = [line for line in got["stderr"].splitlines() if line.strip()]
+        assert got["code"] == 2, (args, got)
+        assert len(lines) == 1 and lines[0].startswith("error: "), (args, got["stderr"])
+        assert expected in lines[0], (expected, lines[0])
+        assert not got["prefect"], (args, "imported Prefect before the error")
+        assert got["seconds"] < 2, (args, got["seconds"])
+    assert not (tmp_path / "imported.duckdb").exists()          # no empty store left behind
+    assert not (tmp_path / "new.duckdb").exists()
+
+
+@pytest.mark.skipif(not __import__("shutil").which("strace"), reason="needs strace")
+def test_a_sqlite_file_as_db_makes_no_network_attempt(tmp_path, data_dir):
+    """DuckDB, handed a SQLite file, tried to download its SQLite extension from the internet
+    (DNS lookups, then a connection); every connection now has extension auto-install and
+    auto-load off, and the file is named for what it is. strace sees every connect(2)."""
+    import sqlite3
+
+    sqlite = tmp_path / "other.sqlite"
+    with sqlite3.connect(sqlite) as con:
+        con.execute("CREATE TABLE t (a)")
+    trace = tmp_path / "connects"
+    done = subprocess.run(
+        ["strace", "-f", "-qq", "-e", "trace=connect", "-o", str(trace), sys.executable, "-m",
+         "mathprobe", "run", "--benchmark", "wemath", "--model", "baseline:random", "--run-id",
+         "r", "--db", str(sqlite), "--data-dir", str(data_dir)], cwd=REPO, capture_output=True,
+        text=True, timeout=120)
+    assert done.returncode == 2, done.stderr
+    assert "not a DuckDB file (a SQLite database)" in done.stderr
+    reached = [line for line in trace.read_text().splitlines()
+               if "connect(" in line and "AF_UNIX" not in line]
+    assert reached == [], reached

@@ -129,3 +129,28 @@ def test_command_line_run_prints_both_tables_and_publishes_an_artifact(db, data_
     progress = latest[artifact_key("progress", "cli", str(db))]
     assert progress.type == "progress" and float(progress.data) == 100.0
     assert progress.flow_run_id == art.flow_run_id
+
+
+def test_run_ids_that_differ_only_in_case_or_punctuation_keep_their_own_artifacts(db, data_dir):
+    """Prefect artifact keys are lowercase letters, digits and dashes: `Case_A` and `case-a`
+    both became `case-a`, so the second run's report replaced the first's in the UI."""
+    from prefect.client.orchestration import get_client
+
+    from mathprobe.flows.artifacts import artifact_key
+
+    for run_id in ("Case_A", "case-a"):
+        done = CliRunner().invoke(app, ["run", "--benchmark", "wemath", "--model",
+                                        "baseline:random", "--run-id", run_id, "--db", str(db),
+                                        "--data-dir", str(data_dir), "--limit", "6"])
+        assert done.exit_code == 0, done.output
+
+    async def read():
+        async with get_client() as client:
+            latest = {a.key: a for a in await client.read_latest_artifacts()}
+            return {r: latest.get(artifact_key("report", r, str(db))) for r in ("Case_A", "case-a")}
+
+    arts = asyncio.run(read())
+    assert all(arts.values()) and arts["Case_A"].key != arts["case-a"].key
+    assert arts["Case_A"].flow_run_id != arts["case-a"].flow_run_id
+    for run_id, art in arts.items():
+        assert f"--run-id {run_id}" in art.data                  # each its own run's report

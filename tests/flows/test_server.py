@@ -7,6 +7,7 @@ tests start: starting one is what is under test); everything else uses the sessi
 """
 from __future__ import annotations
 
+import contextlib
 import json
 import os
 import re
@@ -283,3 +284,104 @@ def test_resuming_a_finished_run_asks_nothing_and_never_imports_prefect(
     assert not [m for m in imported if m.startswith("pandas.")], "pandas was imported"
     assert "run done: nothing left to ask or grade" in again.stderr
     assert json.loads(again.stdout) == json.loads(first.stdout)      # the same report
+
+
+def test_start_on_a_port_another_program_takes_fails_in_one_line(tmp_path):
+    """Another program takes the port between the check that it is free and the server's
+    start (as a second `prefect server start` on the same port does) and answers the health
+    check: `server start` must not report that program as its server (it did: "started",
+    while its own server had died with "Port ... is already in use", and pointed the warm
+    runner at the other). One `error:` line, no record left."""
+    import http.server
+    import threading
+
+    port = free_port()
+
+    class Health(http.server.BaseHTTPRequestHandler):
+        def do_GET(self):                                    # noqa: N802 - http.server's name
+            self.send_response(200)
+            self.end_headers()
+            self.wfile.write(b"true")
+
+        def log_message(self, *args):
+            pass
+
+    taken = threading.Event()
+
+    def take_when_started() -> None:
+        """Bind the port as soon as a `prefect server start --port PORT` process appears."""
+        deadline = time.monotonic() + 60
+        while time.monotonic() < deadline:
+            for cmdline in Path("/proc").glob("[0-9]*/cmdline"):
+                try:
+                    args = cmdline.read_bytes().split(b"\0")
+                except OSError:
+                    continue
+                if b"--host" in args and str(port).encode() in args:     # prefect's
+                    other = http.server.HTTPServer(("127.0.0.1", port), Health)
+                    taken.set()
+                    threading.Thread(target=other.serve_forever, daemon=True).start()
+                    holders.append(other)
+                    return
+            time.sleep(0.005)
+
+    holders: list = []
+    taker = threading.Thread(target=take_when_started, daemon=True)
+    taker.start()
+    env = plain_env(tmp_path)
+    try:
+        done = mathprobe("server", "start", "--port", str(port), env=env, timeout=120)
+    finally:
+        taker.join(timeout=60)
+        for other in holders:
+            other.shutdown()
+    assert taken.is_set(), "the other program never got the port"
+    assert done.returncode != 0, done.stdout + done.stderr
+    assert "Prefect server started" not in done.stdout
+    lines = error_lines(done.stderr)
+    assert len(lines) == 1 and "Traceback" not in done.stderr, done.stderr[-2000:]
+    assert "the Prefect server exited at start" in lines[0]
+    assert not (tmp_path / "state" / "server" / "server.json").exists()
+    assert mathprobe("server", "status", env=env).stdout.startswith("No Prefect server")
+
+
+def test_kill_9_of_a_run_with_a_temporary_server_leaves_no_server(tmp_path, data_dir):
+    """A run with no Prefect server starts Prefect's temporary one; killed -9, the command can
+    run no code of its own, and the server (about 200 MB) went on listening. It now goes with
+    the command."""
+    from tests.support.fake_api import FakeAPI
+
+    api = FakeAPI(latency=0.3).start()
+    env = plain_env(tmp_path, OPENAI_BASE_URL=api.openai_url, OPENAI_API_KEY="sk-test-kill")
+    proc = subprocess.Popen([sys.executable, "-m", "mathprobe", "run", "--benchmark", "wemath",
+                             "--model", "openai:m", "--run-id", "k", "--db",
+                             str(tmp_path / "k.duckdb"), "--data-dir", str(data_dir),
+                             "--limit", "60", "--concurrency", "1"], cwd=tmp_path, env=env,
+                            stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
+    servers: list[int] = []
+    try:
+        deadline = time.monotonic() + 180
+        while api.served < 2:
+            assert proc.poll() is None and time.monotonic() < deadline, proc.stderr.read()
+            time.sleep(0.05)
+        servers = [int(p.parent.name) for p in Path("/proc").glob("[0-9]*/cmdline")
+                   if _is_temporary_server_of(p, proc.pid)]
+        assert len(servers) == 1, "no temporary server found"
+        proc.kill()
+        proc.wait(timeout=30)
+        assert _gone(servers[0], timeout=20), "the temporary server outlived its command"
+    finally:
+        api.stop()
+        proc.kill()
+        for pid in servers:
+            with contextlib.suppress(ProcessLookupError):
+                os.kill(pid, signal.SIGKILL)
+
+
+def _is_temporary_server_of(cmdline: Path, parent: int) -> bool:
+    try:
+        args = cmdline.read_bytes().split(b"\0")
+        ppid = int((cmdline.parent / "stat").read_text().rsplit(")", 1)[1].split()[1])
+    except (OSError, ValueError, IndexError):
+        return False
+    return ppid == parent and b"prefect.server.api.server:create_app" in args

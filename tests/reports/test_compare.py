@@ -140,10 +140,14 @@ def test_identical_runs_differ_by_nothing(results):
     diffs = [d for d in out["differences"] if d["run_b"] == "v1-copy"]
     assert {d["stat"] for d in diffs} >= {"score.strict", "score.loose", "ik", "s1", "s2", "s3"}
     for d in diffs:
-        assert d["diff"] == 0 and d["ci_low"] == d["ci_high"] == 0
+        assert d["diff"] == 0 and d["ci_low"] < 0 < d["ci_high"]     # none, yet not certain
+        assert d["ci_low"] == pytest.approx(-d["ci_high"])       # symmetric: nothing moved
         assert d["p_value"] == 1 and not d["significant"]
         if d["test"] == "mcnemar":
             assert d["only_a"] == d["only_b"] == 0
+    (ik,) = [d for d in diffs if d["stat"] == "ik"]           # Tango, no discordant of 525
+    assert ik["ci_method"] == "tango"
+    assert ik["ci_high"] == pytest.approx(1.96 ** 2 / (525 + 1.96 ** 2), rel=1e-3)
     assert out["runs"]["v1"]["figures"] == out["runs"]["v1-copy"]["figures"]
 
 
@@ -154,7 +158,7 @@ def test_a_perturbed_copy_gives_the_mcnemar_counts_of_its_perturbation(results):
     assert s1["test"] == "mcnemar" and (s1["only_a"], s1["only_b"]) == (N_WRONG, N_RIGHT)
     assert s1["diff"] == pytest.approx((N_RIGHT - N_WRONG) / 1215)
     assert s1["p_value"] == pytest.approx(sps.binomtest(N_WRONG, N_WRONG + N_RIGHT).pvalue)
-    assert s1["significant"] is (s1["p_value"] < 0.05)
+    assert s1["significant"] is (s1["p_adjusted"] < 0.05) and s1["p_adjusted"] >= s1["p_value"]
     assert (by["s2"]["only_a"], by["s2"]["only_b"]) == (0, 0)     # no composite answer changed
     assert by["score.strict"]["test"] == "bootstrap"               # the 4-D score: bootstrap
     assert by["score.strict"]["ci_low"] <= by["score.strict"]["diff"] <= 0
@@ -255,3 +259,62 @@ def test_json_csv_and_the_terminal(results, tmp_path):
     assert "plain \\ kca" in text                                     # the transition matrix
     bad = CliRunner().invoke(app, ["compare", "--db", str(results.db), "nosuch"])
     assert bad.exit_code != 0 and "no run 'nosuch'" in str(bad.exception)
+
+
+def _styled_lines(result, width: int) -> list[list[tuple[str, object]]]:
+    """The terminal rendering at `width` columns, as lines of (text, style) segments."""
+    from rich.console import Console
+    from rich.segment import Segment
+
+    from mathprobe.tasks.reports import compare_render
+
+    console = Console(width=width, force_terminal=True, color_system="truecolor")
+    segments = console.render(compare_render.render(result, width))
+    return [[(s.text, s.style) for s in line] for line in Segment.split_lines(segments)]
+
+
+def test_the_terminal_at_80_columns(results):
+    """Read as a user at 80 columns: no line wider, run ids whole (a legend names them once,
+    tables by letter), a differences table per rule, and colour by better or worse for the
+    figure: IK down is green, accuracy down is red."""
+    result = compare.compare(results.store, ["v1", "v1-perturbed", "v1-sub"])
+    lines = _styled_lines(result, 80)
+    text = ["".join(t for t, _ in line).rstrip() for line in lines]
+    assert max(len(line) for line in text) <= 80
+    legend = {line.split()[1]: line.split() for line in text
+              if line.split()[:1] in (["A"], ["B"], ["C"]) and len(line.split()) >= 5}
+    assert legend["v1"][0] == "A" and legend["v1-perturbed"][:4] == ["B", "v1-perturbed",
+                                                                     "model-x", "kca"]
+    # nothing folds a run id into fragments: it is whole in the legend, tables say B
+    assert not [line for line in text if "v1-pert" in line and "v1-perturbed" not in line]
+    # (the run cards' table quotes what differs, such as the file a run was imported from)
+    cards = next((k for k, line in enumerate(text) if line.startswith("Run cards:")), len(text))
+    assert [line for line in text[:cards] if "v1-perturbed" in line and "problems from" not in line
+            ] == [next(line for line in text if line.split()[:2] == ["B", "v1-perturbed"])]
+    strict = text.index("WE-MATH Table 2, strict rule: four-dimensional metric: run − "
+                        "baseline A")
+    loose = text.index("WE-MATH Table 2, loose rule: four-dimensional metric: run − "
+                       "baseline A")
+    assert strict < loose
+    header = text[strict + 2].split()
+    assert header == ["figure", "run", "diff", "95%", "interval", "p", "p", "adj", "test",
+                      "change"]
+    rows = {tuple(line.split()[:2]): (line, lines[k]) for k, line in enumerate(text)
+            if strict < k < loose and len(line.split()) > 6}
+    ik_line, ik_segments = rows[("IK", "B")]
+    assert "+0.76" in ik_line and ik_line.split()[-1] == "worse"      # IK up: worse
+    (style,) = {s for t, s in ik_segments if t.strip().startswith("+0.76")}
+    assert style.color.name == "red" and not style.bold                # not significant
+    ig_line, ig_segments = rows[("IG", "B")]
+    assert "-0.76" in ig_line and ig_line.split()[-1] == "better"     # IG down: better
+    assert {s.color.name for t, s in ig_segments if t.strip().startswith("-0.76")} == {"green"}
+
+    # a significant change: bold, and red for a loss of accuracy, green for the gain back
+    for runs, word, colour in ((["cm-zs", "cm-fs"], "worse*", "red"),
+                               (["cm-fs", "cm-zs"], "better*", "green")):
+        lines = _styled_lines(compare.compare(results.store, runs), 80)
+        (row,) = [line for line in lines
+                  if "".join(t for t, _ in line).split()[:2] == ["All", runs[1]]]
+        assert "".join(t for t, _ in row).split()[-1] == word
+        (style,) = {s for t, s in row if t.strip().endswith("*") and t.strip()[0] in "+-"}
+        assert style.bold and style.color.name == colour

@@ -93,3 +93,33 @@ def test_kill_9_then_resume(data_dir, db):
         assert report["four_dimensional"]["strict"]["n"] == len({it.group_id for it in chosen})
     finally:
         api.stop()
+
+
+@pytest.mark.parametrize("sig", [signal.SIGHUP, signal.SIGTERM])
+def test_a_closed_terminal_stops_a_run_as_sigterm_does(sig, data_dir, db):
+    """SIGHUP (the terminal closed) ends a run as SIGTERM does: the run is marked interrupted
+    at once, its flow run no longer running; before, SIGHUP killed the process on the spot and
+    left the run `running` (on a lake, where no write lock tells a dead run, for good)."""
+    api = FakeAPI(latency=0.2).start()
+    try:
+        proc = subprocess.Popen(
+            [sys.executable, "-m", "mathprobe", "run", "--benchmark", "wemath", "--model",
+             "openai:m", "--run-id", "h", "--db", str(db), "--data-dir", str(data_dir),
+             "--limit", "60", "--concurrency", "2"], cwd=REPO, env=cli_env(api),
+            stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
+        deadline = time.time() + 120
+        while api.served < 3 and proc.poll() is None and time.time() < deadline:
+            time.sleep(0.01)
+        assert proc.poll() is None, proc.stderr.read()[-3000:]
+        proc.send_signal(sig)
+        proc.communicate(timeout=60)
+        assert proc.returncode != 0
+    finally:
+        api.stop()
+    con = duckdb.connect(str(db), read_only=True)      # as the killed process left it
+    try:
+        status, flow_run_id = con.execute("SELECT status, flow_run_id FROM runs").fetchone()
+    finally:
+        con.close()
+    assert status == "interrupted"
+    assert flow_run_state(flow_run_id) != "RUNNING"

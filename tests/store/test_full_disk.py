@@ -175,3 +175,31 @@ def test_report_on_a_read_only_mount(small_disk, data_dir):
     finally:
         if kind == "tmpfs":
             try_mount(disk, "-o", "remount,rw")
+
+
+def test_no_room_anywhere_asks_nothing(small_disk, tmp_path, data_dir):
+    """The store's disk nearly full and the spool's fallback unwritable: the answers about to
+    be paid for could be kept nowhere, so the run asks nothing and says so in one line (exit
+    5). (Before, a re-run went on asking and lost 99 more paid answers.)"""
+    disk, kind = small_disk
+    if kind != "tmpfs":
+        pytest.skip("needs a disk that is really full (tmpfs)")
+    db = disk / "runs.duckdb"
+    store = open_store(db)
+    prepare(store, wemath.benchmark, data_dir)
+    close_all()
+    blocked = tmp_path / "not-a-folder"
+    blocked.write_text("a file where the spool folder would be")
+    api = FakeAPI(latency=0.02, reply=lambda payload, prompt: ANSWER).start()
+    try:
+        fill(disk, 300 * 1024)          # room to open the store, none for a second of answers
+        run = mathprobe("run", "--benchmark", "wemath", "--model", "openai:m", "--run-id",
+                        "nowhere", "--db", str(db), "--data-dir", str(data_dir), "--limit", "30",
+                        env=cli_env(api, MATHPROBE_SPOOL_DIR=str(blocked / "spool")))
+        assert run.returncode == 5, run.stderr[-3000:]
+        lines = error_lines(run.stderr)
+        assert len(lines) == 1 and "Traceback" not in run.stderr, run.stderr[-3000:]
+        assert "no room to keep answers" in lines[0] and "nothing was asked" in lines[0]
+        assert api.served == 0
+    finally:
+        api.stop()

@@ -1,14 +1,16 @@
-"""Slow set-ups started in the background as soon as the tests that need them are collected.
+"""Slow set-ups started in the background, once per test process, and taken by their fixtures.
 
-A session's slow set-ups (the team's Prefect server and workers, PostgreSQL, tritonserver, the
-server `mathprobe server start` makes, the team sweep) are mostly subprocesses starting: the
-test process waits on them with a core to spare. Each is started here in a background thread
-once collection shows a test needs it, so it comes up while other tests run; the fixture then
-takes what it made (waiting for the rest, or starting it then if nothing did). Whatever was
-started stays one per session: the fixture that takes a job is the only user of its result.
-What no fixture took (a session stopped early, a job that failed) is handed to its `stop` at
-the end of the session. With xdist (`pytest -n 2`) a job is begun at collection only by the
-worker that owns it, which also runs its tests (tests/support/workers.py): still one per session.
+A session's slow set-ups (the Prefect test harness, PostgreSQL, the team's Prefect server and
+workers, tritonserver, the server `mathprobe server start` makes, the team sweep) are mostly
+subprocesses starting: the test process waits on them with a core to spare. A job started here
+runs in a background thread; the fixture then takes what it made (waiting for the rest, or
+starting it then if nothing did), so set-ups that do not depend on each other come up side by
+side (PostgreSQL beside the team's server, the sweep while the team's other tests wait). The
+fixture that takes a job is the only user of its result. What no fixture took (a session stopped
+early, a job that failed) is handed to its `stop` at the end of the session.
+
+With pytest-xdist the tests that share a set-up form one `xdist_group` (tests/conftest.py), so
+`--dist loadgroup` runs them in one process, which makes the set-up once.
 """
 from __future__ import annotations
 
@@ -16,8 +18,6 @@ import concurrent.futures
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from typing import Any
-
-from tests.support import workers
 
 _jobs: dict[str, concurrent.futures.Future] = {}
 _stops: dict[str, Callable[[Any], None]] = {}
@@ -29,23 +29,9 @@ def start(name: str, job: Callable[[], Any], stop: Callable[[Any], None] | None 
     """Start `job` in the background unless it was started already; `stop` cleans up its
     result if no fixture takes it."""
     if name not in _jobs:
-        _jobs[name] = _pool.submit(_announced, name, job)
+        _jobs[name] = _pool.submit(job)
         if stop is not None:
             _stops[name] = stop
-
-
-def begin(name: str, job: Callable[[], Any], stop: Callable[[Any], None] | None = None) -> None:
-    """`start`, at collection, in the process that runs the tests needing the job (with xdist,
-    the worker that owns it: tests/support/workers.py); elsewhere nothing."""
-    if workers.owns(name):
-        start(name, job, stop)
-
-
-def _announced(name: str, job: Callable[[], Any]) -> Any:
-    try:
-        return job()
-    finally:
-        workers.announce(name)
 
 
 def started(name: str) -> bool:

@@ -47,6 +47,7 @@ class FakeAPI:
     slow_s: float = 3.0
     record: bool = True
     reply: Any = None             # optional reply(payload, prompt) -> text (None: the default)
+    served_model: str | None = None   # the `model` its replies report (None: the one asked)
     requests: list[dict[str, Any]] = field(default_factory=list)
     served: int = 0
     in_flight: int = 0            # requests being answered now, and the most there ever were
@@ -190,7 +191,7 @@ class FakeAPI:
         usage_in, usage_out = max(1, len(prompt.split())), len(text.split())
         if anthropic:
             msg = {"id": "msg_fake", "type": "message", "role": "assistant",
-                   "model": payload.get("model"),
+                   "model": self.served_model or payload.get("model"),
                    "content": [] if fault in ("empty", "blank", "blank_length") else [
                        {"type": "text", "text": text}],
                    "stop_reason": {"refuse": "refusal", "blank_length": "max_tokens"}.get(
@@ -204,7 +205,7 @@ class FakeAPI:
             if fault == "refuse":
                 message = {"role": "assistant", "content": None, "refusal": "I can't help."}
             msg = {"id": "chatcmpl-fake", "object": "chat.completion", "created": int(time.time()),
-                   "model": payload.get("model"),
+                   "model": self.served_model or payload.get("model"),
                    "choices": [] if fault == "empty" else [
                        {"index": 0, "message": message,
                         "finish_reason": "length" if fault == "blank_length" else "stop"}],

@@ -15,7 +15,6 @@ import threading
 from collections.abc import Iterator
 from contextlib import contextmanager
 
-from tests.support import workers
 
 _ready = threading.Event()
 _leave = threading.Event()
@@ -38,10 +37,8 @@ def _hold() -> None:
 
 
 def _up() -> None:
-    """Up (or failed): the fixture may go on, and the scheduler (tests/support/workers.py)."""
-    if not _ready.is_set():
-        _ready.set()
-        workers.announce("harness")
+    """Up (or failed): the fixture may go on."""
+    _ready.set()
 
 
 class _LoggerDict(dict):

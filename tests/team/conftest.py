@@ -92,26 +92,17 @@ def _start_team() -> tuple[dict[str, str], FakeAPI, Path, subprocess.CompletedPr
     return env, api, state, up
 
 
-@pytest.hookimpl(trylast=True)              # after -k / -m deselected what they do
-def pytest_collection_modifyitems(session, config, items):
-    """The team set-ups start in the background as soon as their tests are collected
-    (tests/support/early.py); the sweep starts once the team and PostgreSQL are up, the four
-    writers (tests/team/writers.py) once the sweep ended, and both run while the tests before
-    the team's run in this process."""
-    if config.option.collectonly:
-        return
-    if early.needed(items, "postgres"):
-        early.begin("postgres", _start_postgres, lambda made: _stop_postgres(made[0]))
-    if early.needed(items, "team"):
-        early.begin("team", _start_team, lambda made: _stop_team(*made[:3]))
-    if early.needed(items, "sweep"):
-        from tests.team.sweep import run_sweep
+def _begin() -> None:
+    """The team's set-ups side by side, once, when its first test needs them: PostgreSQL and the
+    team's server at once; the sweep once both are up, the four writers (tests/team/writers.py)
+    once the sweep ended (tests/team/sweep.py)."""
+    from tests.team.sweep import run_sweep
+    from tests.team.writers import run_writers
 
-        early.begin("sweep", run_sweep)
-    if early.needed(items, "writers"):
-        from tests.team.writers import run_writers
-
-        early.begin("writers", run_writers)
+    early.start("postgres", _start_postgres, lambda made: _stop_postgres(made[0]))
+    early.start("team", _start_team, lambda made: _stop_team(*made[:3]))
+    early.start("sweep", run_sweep)
+    early.start("writers", run_writers)
 
 
 def _stop_postgres(folder: str) -> None:
@@ -127,6 +118,7 @@ def _stop_team(env: dict[str, str], api: FakeAPI, state: Path) -> None:
 
 @pytest.fixture(scope="session")
 def postgres():
+    _begin()
     folder, started, port = early.take("postgres", _start_postgres)
     try:
         assert started.returncode == 0, started.stderr
@@ -137,11 +129,12 @@ def postgres():
 
 @pytest.fixture(scope="session")
 def team():
-    """~30 s once (in the background, see tests/support/early.py): `deploy/local.sh up` as a
+    """~30 s once (beside PostgreSQL, see tests/support/early.py): `deploy/local.sh up` as a
     user runs it (a Prefect server of its own, with the work pool, limits and deployments it
     creates: the session's server stays free of them). The team's tests run one at a time: the
     sweep and the four writers started in the background (tests/team/sweep.py, writers.py) end
     before any of them begins."""
+    _begin()
     env, api, state, up = early.take("team", _start_team)
     early.wait("sweep")
     early.wait("writers")

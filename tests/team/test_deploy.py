@@ -87,3 +87,48 @@ def test_deploy_without_a_data_directory_fails_at_deploy_time_saying_why(team):
     assert missing.returncode != 0
     assert f"MATHPROBE_DATA_DIR={team.state / 'nowhere'}: no such directory" in (
         missing.stdout + missing.stderr)
+
+
+def _flow_run_logs(api: httpx.Client, parameter: str, value: str) -> tuple[dict, list[dict]]:
+    """The flow run whose parameter has this value, and its logs, from the team server."""
+    (flow_run,) = [f for f in api.post("/flow_runs/filter", json={"limit": 200}).json()
+                   if f["parameters"].get(parameter) == value]
+    logs = api.post("/logs/filter", json={"logs": {"flow_run_id": {"any_": [flow_run["id"]]}},
+                                          "limit": 200}).json()
+    return flow_run, logs
+
+
+def test_a_deployment_run_that_fails_says_why_under_watch(team, tmp_path):
+    """A user error (no data directory) ends the flow run Failed with that one line as its
+    state's message and name, so `--watch` prints it, and no engine traceback at ERROR; a run
+    whose calls all fail ends 'Incomplete: ...' with its counts and reason, not Completed."""
+    nowhere = tmp_path / "nowhere"
+    run = team.run(str(BIN / "prefect"), "deployment", "run", "eval/full",
+                   "--param", f"db={tmp_path / 'failing.duckdb'}",
+                   "--param", f"data_dir={nowhere}", "--watch", "--watch-timeout", "180",
+                   cwd=tmp_path, timeout=240)
+    line = f"data directory {nowhere} (from --data-dir) does not exist"
+    assert run.returncode == 1, run.stdout[-3000:] + run.stderr[-3000:]
+    assert f"Flow run finished in state 'Failed: {line}'." in " ".join(run.stdout.split())
+    api = httpx.Client(base_url=team.api_url, timeout=30)
+    flow_run, logs = _flow_run_logs(api, "data_dir", str(nowhere))
+    assert flow_run["state"]["type"] == "FAILED" and flow_run["state"]["message"] == line
+    assert [g["message"][:200] for g in logs if g["level"] >= 40] == []
+    assert not [g for g in logs if "Traceback" in g["message"]]
+
+    team.api.always[""] = "401"                    # every call refused for good
+    try:
+        run = team.run(str(BIN / "prefect"), "deployment", "run", "eval/full",
+                       "--param", "model=openai:m", "--param", "limit=6",
+                       "--param", "run_id=all-refused",
+                       "--param", f"db={tmp_path / 'refused.duckdb'}",
+                       "--watch", "--watch-timeout", "180", cwd=tmp_path, timeout=240)
+    finally:
+        team.api.always.pop("", None)
+    assert run.returncode == 1, run.stdout[-3000:] + run.stderr[-3000:]
+    text = " ".join(run.stdout.split())
+    assert "Flow run finished in state 'Incomplete: run all-refused, 3 of 3 calls failed (3 x " \
+           "HTTP 401: " in text, text[-500:]
+    flow_run, logs = _flow_run_logs(api, "run_id", "all-refused")
+    assert flow_run["state"]["type"] == "FAILED"
+    assert not [g for g in logs if g["level"] >= 40 and "Traceback" in g["message"]]

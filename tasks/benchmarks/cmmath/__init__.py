@@ -5,13 +5,16 @@ as the authors' code computes them and as the paper defines them, over all answe
 
 Data in `_data` (knowledge points `_points`, options `_options`), prompts in `_prompts` over the
 published texts of the data directory (`_published`), the rule grader in `_rules` over the
-answer extraction (`_extract`, `_text`, `_parts`), value comparison (`_values`) and what a
-response mentions (`_mentions`), measured on the sample's worked solutions by `_measure`; the
+answer extraction (`_extract`, `_text`, `_parts`), the reference's structure (`_reference`),
+the final statement's values (`_final`), what else a response states (`_stated`), what a
+choice answer names beyond a marked letter (`_choice`), value comparison (`_values`) and what a
+response mentions (`_mentions`), measured on worked solutions and judged real responses by
+`_measure`; the
 judge's prompts and verdict rules in `_judge` (the authors' GPT-4 prompt in `_judge_authors`),
 its audit against GPT-4's verdicts in `_audit`, the authors' result format (with their judge's
 verdicts) in `_results`, the report in `_report`, what compare and the HTML report show in
-`_compare` and `_plots`; the metrics are the SQL views of `sql/cmmath/` (cmmath_paper_*,
-cmmath_official_*).
+`_compare` and `_plots`, a chance guess in `_chance`; the metrics are the SQL views of
+`sql/cmmath/` (cmmath_paper_*, cmmath_official_*).
 """
 from __future__ import annotations
 
@@ -21,6 +24,7 @@ from typing import Any
 
 from mathprobe.tasks.benchmarks.cmmath import _audit as audit
 from mathprobe.tasks.benchmarks.cmmath._audit import audit_rules, run_judge_audit, sample_path
+from mathprobe.tasks.benchmarks.cmmath._chance import chance_answer, chance_level
 from mathprobe.tasks.benchmarks.cmmath._compare import CmmathComparison
 from mathprobe.tasks.benchmarks.cmmath._data import (NAME, STRATA, CmmathItem, Dataset, load,
                                                      reference_tables, strata)
@@ -34,7 +38,7 @@ from mathprobe.tasks.benchmarks.cmmath._prompts import (DEFAULT_SETTING, SETTING
 from mathprobe.tasks.benchmarks.cmmath._published import published
 from mathprobe.tasks.benchmarks.cmmath._report import build as build_report
 from mathprobe.tasks.benchmarks.cmmath._report import figures, render
-from mathprobe.tasks.benchmarks.cmmath._results import read_official_results
+from mathprobe.tasks.benchmarks.cmmath._results import imported_tables, read_official_results
 from mathprobe.tasks.benchmarks.cmmath._rules import GRADERS, grade
 from mathprobe.tasks.contract import Benchmark, FunctionReport, Judge
 from mathprobe.tasks.errors import MathprobeError
@@ -114,6 +118,9 @@ class Cmmath(Benchmark):
     request_image = staticmethod(request_image)
     grade = staticmethod(grade)
     read_official_results = staticmethod(read_official_results)
+    imported_tables = staticmethod(imported_tables)
+    chance_answer = staticmethod(chance_answer)
+    chance_level = staticmethod(chance_level)
 
 
 benchmark = Cmmath()

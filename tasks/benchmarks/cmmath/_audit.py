@@ -193,9 +193,11 @@ def run_judge_audit(store: Store, judge: str, audit_id: str, *, spec: Any,
             system, user = spec.messages(question, reference, response, data_dir)
             requests.append(Request(item_id=f"audit/{idx}", model=judge, prompt=user,
                                     system=system, params=dict(JUDGE_PARAMS)))
+    requests, _ = judging.from_cache(store, jrun, requests)     # asked before: not again
     send(store, jrun, backend,
          lambda: judging.VerdictChecked(get_backend(backend, timeout_s=timeout_s,
-                                                    triton_url=triton_url), spec.parse),
+                                                    triton_url=triton_url),
+                                        lambda request, text: spec.parse(text) is not None),
          requests, in_flight=concurrency)
     store.finish_run(jrun, "completed")
     replies = dict(store.query("SELECT item_id, response FROM current_responses WHERE run_id = ? "

@@ -36,6 +36,19 @@ def official(breakdown: str, key: str, label: str) -> Stat:
                 fmt="percent1", den_offset=1.0)
 
 
+def _chance_level(store: Store) -> str:
+    """The chance level over the loaded questions (table item_chance), overall and by type."""
+    rows = dict((t, (m, n)) for t, m, n in store.query(
+        "SELECT coalesce(i.part, 'all'), avg(c.chance), count(*) FROM item_chance c JOIN items "
+        "i USING (benchmark, item_id) WHERE c.benchmark = 'cmmath' GROUP BY ROLLUP (i.part)"))
+    if "all" not in rows:
+        return ""
+    return (f" Over the {rows['all'][1]} questions loaded the chance level is "
+            f"{100 * rows['all'][0]:.2f}% ("
+            + ", ".join(f"{ANSWER_TYPES.get(t, t)} {100 * m:.2f}%" for t, (m, _) in rows.items()
+                        if t != "all") + "; baseline:random answers so, table item_chance).")
+
+
 class CmmathComparison(Comparison):
     units = "cmmath_figure_units"
     headline = ("all", "accuracy")
@@ -93,8 +106,9 @@ class CmmathComparison(Comparison):
             ("CMMaTH accuracy (paper)", "Right answers / all answers under the named grader "
              "(rules, or the cascade of rules then the judge); an answer the grader left "
              "undecided counts as not right. Chance: a uniform guess among k options is right "
-             "1/k of the time on single-answer choice questions (mostly k = 4); none for "
-             "free-form."),
+             "1/k of the time on single-answer choice questions (mostly k = 4), never on "
+             "multiple-answer ones; a guessed whole number 0..100 is right 1/101 of the time "
+             "where the reference is one whole number 0..100." + _chance_level(store)),
             ("Grade groups", "Elementary (grades 1-6), Junior (7-9), Senior (10-12)."),
             ("Visual subject", "The question's multimodal category (bar chart, plane geometry, "
              "...)."),

@@ -9,7 +9,7 @@ from pathlib import Path
 from typing import Any
 
 from mathprobe.tasks import contract
-from mathprobe.tasks.benchmarks.cmmath._options import option_letters
+from mathprobe.tasks.benchmarks.cmmath._options import gold_letters, option_letters
 from mathprobe.tasks.benchmarks.cmmath._points import PointSyntaxError, item_points, official_point
 from mathprobe.tasks.errors import DataError
 from mathprobe.tasks.files import read_json
@@ -99,6 +99,10 @@ def parse_record(row: Any, *, path: Path, n: int, data_dir: Path) -> tuple[Cmmat
         field = "knowledge_point" if (row.get("knowledge_point") or "").strip() else "skill"
         raise bad(field, str(exc)) from None
     choices = option_letters(row["question"]) if row["answer_type"] == "choice" else ()
+    gold = gold_letters(row["answer"]) if choices else None
+    if gold is not None and not gold <= set(choices):     # a row no answer could ever match
+        raise bad("answer", f"answer {row['answer'].strip()!r} is not among the options "
+                  f"({', '.join(choices)}) of the question")
     image_dir = Path(data_dir) / NAME / "images"
     item = CmmathItem(
         benchmark=NAME, item_id=pid, question=row["question"], gold=row["answer"].strip(),
@@ -143,12 +147,14 @@ def strata(item: Item) -> tuple[str, ...]:
     return (item.group_id, item.payload["metadata"]["multimodal-category"])
 
 
-def reference_tables(dataset: Dataset) -> dict[str, dict[str, tuple[str, list]]]:
+def reference_tables(dataset: Dataset, items_table: str = "cmmath_items",
+                     points_table: str = "cmmath_item_points") -> dict[str, dict[str, tuple[str, list]]]:
     """Tables the views join against: per-question labels (with the raw answer and the
-    authors' one SSR point, for their figures) and the question -> leaf points map."""
+    authors' one SSR point, for their figures) and the question -> leaf points map. (The same
+    columns, under other table names, for problems an imported file defines: `_results`.)"""
     its = dataset.items
     return {
-        "cmmath_items": {
+        items_table: {
             "item_id": ("VARCHAR", [i.item_id for i in its]),
             "answer_type": ("VARCHAR", [i.payload["answer_type"] for i in its]),
             "grade_id": ("INTEGER", [i.payload["grade_id"] for i in its]),
@@ -158,7 +164,7 @@ def reference_tables(dataset: Dataset) -> dict[str, dict[str, tuple[str, list]]]
             "official_point": ("VARCHAR", [official_point(i.payload.get("knowledge_point"))
                                            for i in its]),
         },
-        "cmmath_item_points": {
+        points_table: {
             "item_id": ("VARCHAR", [p[0] for p in dataset.points]),
             "point": ("VARCHAR", [p[1] for p in dataset.points]),
             "path": ("VARCHAR", [p[2] for p in dataset.points]),

@@ -22,7 +22,7 @@ _MARKERS = [  # final-answer markers, most explicit first (the last occurrence i
 MARKER_RE = re.compile("|".join(f"(?:{m})" for m in _MARKERS), re.IGNORECASE)
 
 
-CONCLUSION_RE = re.compile(r"(?:所以|因此|综上所述|综上|故|从而|即|∴|输出|(?<!否)则|\\therefore\b|"
+CONCLUSION_RE = re.compile(r"(?:所以|因此|综上所述|综上|故|从而|即|∴|输出|解得|求得|可得|(?<!否)则|\\therefore\b|"
                            r"(?<![\\A-Za-z])(?:therefore|thus|hence|so)\b)", re.IGNORECASE)
 
 
@@ -35,8 +35,17 @@ RELATION_RE = re.compile(r"约等于|等于|约为|应为|取得?最[大小]值|
                          r"\b(?:is|are|equals?(?:\s+to)?)\b")
 
 
+# a count stated as the result ("青年有17万人", "共有35条"): read where no other relation is
+COUNT_RE = re.compile(r"(?<![没还只])有(?=\s*\$*\s*-?\d)")
+
+
+# an inequality stated as the result ("∴2≤x≤4", "所以x>3")
+INEQUALITY_RE = re.compile(r"[<>≤≥＜＞]|\\(?:le|ge|leq|geq|leqslant|geqslant|lt|gt)(?![a-zA-Z])")
+
+
 CHOICE_MARKER_RE = re.compile(        # strong: they introduce the answer
     r"(?:故选|应选|所以选|因此选|选择|正确选项(?:是|为)?|答案(?:是|为|应为)?|"
+    r"正确的(?:结论|说法|选项|叙述|命题|判断|序号)(?:编号)?(?:是|为|有)|(?:结论|说法)正确的(?:是|为|有)|"
     r"final\s+answer(?:\s+is)?|correct\s+(?:answer|option)s?(?:\s+(?:is|are))?|"
     r"answer(?:\s+is)?|\\boxed\{)", re.IGNORECASE)
 
@@ -104,7 +113,8 @@ def final_region(response: str) -> tuple[str | None, str]:
             region = ln[m.start():].strip()
             if in_math(ln, m.start()):           # "$$\\therefore x=5$$": keep the $$ balanced
                 region = "$$" + region
-            if RELATION_RE.search(region):
+            if RELATION_RE.search(region) or INEQUALITY_RE.search(region) or \
+                    COUNT_RE.search(region):
                 found.append((pos + m.start(), region, "conclusion"))
                 break
             if len(NUMBER_RE.findall(strip_wrappers(region))) == 1:
@@ -173,27 +183,3 @@ def extract_choice(response: str, choices: tuple[str, ...]) -> frozenset[str] | 
             if m and set(re.findall(r"[A-H]", m.group(1))) <= allowed:
                 found = frozenset(re.findall(r"[A-H]", m.group(1)))
     return found
-
-
-POSITIVE_QUESTION_RE = re.compile(r"正确的(?:是|有|为)|说法正确|叙述正确|结论正确|成立的(?:是|有)")
-NEGATIVE_QUESTION_RE = re.compile(r"不正确|错误|不成立|不合理|个数|几个")
-OPTION_JUDGED_RE = re.compile(r"(?:选项)?([A-H])\s*(?:项|选项)?\s*(?:说法|叙述|结论)?\s*(不正确|正确|错误)")
-
-
-def judged_options(question: str, response: str, choices: tuple[str, ...]) -> frozenset[str] | None:
-    """For a question asking which statements are correct ("下列说法正确的是"), a response that
-    judges every option ("故A正确；...故B错误") without naming its choice has chosen the options
-    it calls correct. Only for questions asking for the correct ones: in "which is wrong"
-    questions "D正确" may mean "D is the right choice" as well as "statement D is true"."""
-    if not choices or not POSITIVE_QUESTION_RE.search(question) or \
-            NEGATIVE_QUESTION_RE.search(question):
-        return None
-    text = re.sub(r"[${}*]", "", ZERO_WIDTH_RE.sub("", response))
-    judged: dict[str, bool] = {}
-    for m in OPTION_JUDGED_RE.finditer(text):
-        if m.group(1) in choices:
-            judged[m.group(1)] = m.group(2) == "正确"
-    if set(judged) != set(choices):
-        return None
-    correct = frozenset(k for k, v in judged.items() if v)
-    return correct or None

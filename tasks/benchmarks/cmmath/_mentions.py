@@ -6,7 +6,7 @@ Deliberately generous about what counts as mentioning a value (so that "absent" 
 every decimal, fraction (a/b, \\frac{a}{b}), percentage, small Chinese numeral and English
 number word in the text counts, in absolute value, and a value also counts as mentioned when
 the text has it within 2% or scaled by a power of ten (a unit changed: 498万元 written
-4980000元, 11.42% written 0.1142). A value with pi or a square root counts as mentioned when
+4980000元, 11.42% written 0.1142, 1.48e14 written 148万亿). A value with pi or a square root counts as mentioned when
 the text writes pi or a root at all.
 """
 from __future__ import annotations
@@ -15,13 +15,16 @@ import math
 import re
 from functools import lru_cache
 
-from mathprobe.tasks.benchmarks.cmmath._values import CACHE_SIZE, Reference, Value, _parse_math
+from mathprobe.tasks.benchmarks.cmmath._reference import Reference
+from mathprobe.tasks.benchmarks.cmmath._values import CACHE_SIZE, Value, _parse_math
 
 _BRACED = r"\{+\s*(-?\d+(?:\.\d+)?)\s*\}+"
 FRACTION_RE = re.compile(r"\\[dt]?frac\s*" + _BRACED + r"\s*" + _BRACED
                          + r"|\\[dt]?frac\s*(\d)\s*(\d)"            # \frac12
                          + r"|\\[dt]?frac\s*" + _BRACED + r"\s*(\d)"  # \frac{3}4
-                         + r"|(?<![\d.])(\d+(?:\.\d+)?)\s*/\s*(\d+(?:\.\d+)?)(?![\d.])")
+                         + r"|(?<![\d.])(\d+(?:\.\d+)?)\s*/\s*(\d+(?:\.\d+)?)(?![\d.])"
+                         # a ratio, "2:3", "2\\colon 3", is a fraction too
+                         + r"|(?<![\d.])(\d+(?:\.\d+)?)\s*(?::|：|∶|\\colon)\s*(\d+(?:\.\d+)?)(?![\d.])")
 DECIMAL_RE = re.compile(r"\d+(?:,\d{3})+(?:\.\d+)?|\d*\.\d+|\d+")
 CHINESE_DIGITS = {"零": 0, "〇": 0, "一": 1, "二": 2, "两": 2, "三": 3, "四": 4, "五": 5,
                   "六": 6, "七": 7, "八": 8, "九": 9}
@@ -37,7 +40,9 @@ ENGLISH_NUMBERS.update({"hundred": 100.0, "thousand": 1000.0, "half": 0.5, "quar
 ENGLISH_RE = re.compile(r"\b(?:" + "|".join(sorted(ENGLISH_NUMBERS, key=len, reverse=True))
                         + r")s?\b", re.IGNORECASE)
 RELATIVE_TOLERANCE = 0.02
-POWERS = tuple(10.0 ** k for k in range(-4, 5))
+# a value may be written in another unit (x 10^-4 .. 10^4) or with a Chinese order of
+# magnitude after it (万 10^4, 亿 10^8, 万亿 10^12: "148万亿元" is 148 written)
+POWERS = tuple(10.0 ** k for k in (-12, -8, *range(-4, 5), 8, 12))
 
 
 def _chinese(word: str) -> float | None:

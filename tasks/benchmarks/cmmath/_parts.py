@@ -8,24 +8,30 @@ import re
 from mathprobe.tasks.benchmarks.cmmath._extract import CONCLUDES_RE
 from mathprobe.tasks.benchmarks.cmmath._text import (at_depth0, clean_text, split_outside,
                                                      strip_wrappers)
-from mathprobe.tasks.benchmarks.cmmath._values import name_key, word_name
+from mathprobe.tasks.benchmarks.cmmath._reference import name_key, word_name
 
 _N = r"\s*([1-9]|[ⅠⅡⅢⅣⅤ]|I{1,3}|IV|V)\s*"
 # "(1)", "（Ⅱ）", or the label alone in math, "$$(1)$$" (not the "$$" that opens the answer)
-LABEL_RE = re.compile(r"\$+\s*[(（]" + _N + r"[)）]\s*\$+|[(（]" + _N + r"[)）]")
+LABEL_RE = re.compile(r"\$+[ \t]*[(（]" + _N + r"[)）][ \t]*\$+|[(（]" + _N + r"[)）]")
 ROMAN = {"Ⅰ": 1, "Ⅱ": 2, "Ⅲ": 3, "Ⅳ": 4, "Ⅴ": 5, "I": 1, "II": 2, "III": 3, "IV": 4, "V": 5}
 
 
+# the sub-parts of a part: "(2)①30人和20人；②$$\\frac{3}{10}$$"
+SUBLABEL_RE = re.compile(r"([①-⑩])")
+
+
 def _number(m: re.Match) -> int:
-    label = m.group(1) or m.group(2)
-    return int(label) if label.isdigit() else ROMAN[label]
+    label = next(g for g in m.groups() if g)
+    if label.isdecimal():              # ("①".isdigit() is true)
+        return int(label)
+    return ROMAN[label] if label in ROMAN else ord(label) - ord("①") + 1
 
 
-def reference_parts(gold: str) -> list[str] | None:
-    """The parts of a reference that starts with "(1)" and numbers its parts 1, 2, ... in
-    order (at least two), or None."""
+def reference_parts(gold: str, labels_re: re.Pattern = LABEL_RE) -> list[str] | None:
+    """The parts of a reference that starts with "(1)" (or with `labels_re`'s first label,
+    "①") and numbers its parts 1, 2, ... in order (at least two), or None."""
     text = gold.strip()
-    labels = list(LABEL_RE.finditer(text))
+    labels = list(labels_re.finditer(text))
     if not labels or labels[0].start() != 0:
         return None
     starts, want = [], 1
@@ -39,11 +45,12 @@ def reference_parts(gold: str) -> list[str] | None:
             for k, m in enumerate(starts)]
 
 
-def response_parts(response: str, n: int) -> list[str] | None:
+def response_parts(response: str, n: int,
+                   labels_re: re.Pattern = LABEL_RE) -> list[str] | None:
     """The response's answers to parts 1..n: the last "(n)" label, the last "(n-1)" before it,
     and so on (so a plan in an analysis section, or "由(1)知" inside a later part, is passed
     over), each part up to the next label. None if some label is missing."""
-    labels = [(m, _number(m)) for m in LABEL_RE.finditer(response)]
+    labels = [(m, _number(m)) for m in labels_re.finditer(response)]
     chosen: list[re.Match] = []
     limit = len(response)
     for want in range(n, 0, -1):
@@ -61,6 +68,7 @@ def response_parts(response: str, n: int) -> list[str] | None:
 
 _NAME_VALUE_RE = re.compile(r"(?<![<>!=])(?:=|＝|≈|\\approx)(?!=)")
 _WORD_VALUE_RE = re.compile(r"约等于|等于|约为|应为|为|是|[:：]|(?<![<>!=])(?:=|＝|≈|\\approx)(?!=)")
+CONDITION_END_RE = re.compile(r"([^\u3400-\u9fff]+)时")
 _NAME_START_RE = re.compile(r".*(?:[\u3400-\u9fff∴∵:：]|\\therefore|\\because)", re.DOTALL)
 
 
@@ -80,6 +88,9 @@ def named_values(response: str) -> list[tuple[str, str]]:
                 lhs = piece[:rels[0].start()]
                 key = name_key(lhs if words else _NAME_START_RE.sub("", lhs))
                 value = strip_wrappers(piece[rels[-1].end():])
+                at = CONDITION_END_RE.match(value)
+                if at and not words:    # "当w=30时f(p)取得最大值": w is 30 (not "b=0.2不成立")
+                    value = strip_wrappers(at.group(1))
                 if key and value and not key[:1].isdigit() and word_name(key) == words:
                     out.append((key, value))
     return out
@@ -101,15 +112,21 @@ def value_named(stated: list[tuple[str, str]], name: str) -> str | None:
     return None
 
 
-def concluded_values(response: str) -> list[str]:
-    """The value each concluding statement ("所以AC=3√13", "∴x=2") states, in order."""
+def concluded_values(response: str, concluding: bool = True) -> list[str]:
+    """The value each concluding statement ("所以AC=3√13", "∴x=2") states, in order; with
+    `concluding` False, the value of every statement ("平均数为54")."""
     out = []
     for clause in split_outside(clean_text(response), "，,；;。．\n"):
         bare = clause.replace("$", " ")
-        if not CONCLUDES_RE.match(bare):
+        if concluding and not CONCLUDES_RE.match(bare):
             continue
         rels = [m for m in _WORD_VALUE_RE.finditer(bare) if at_depth0(bare, m.start())]
         value = strip_wrappers(bare[rels[-1].end():]) if rels else ""
         if value:
             out.append(value)
     return out
+
+
+def stated_values(response: str) -> list[str]:
+    """The value every statement of the response states (after its last relation word)."""
+    return concluded_values(response, concluding=False)

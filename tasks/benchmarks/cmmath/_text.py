@@ -89,11 +89,30 @@ def sentence_after(text: str, start: int) -> str:
     return line
 
 
+# a closing comment on a worked solution ("【点睛】本题考查..."): what follows the answer
+COMMENT_RE = re.compile(r"(?<=\S)\s*【(?:点睛|点评|考点|评注|名师点睛|方法点拨)】[\s\S]*$")
+
+
+# "P(A){=}\\frac{4}{10}", "x{=75}": a sign in braces of its own
+BRACED_SIGN_RE = re.compile(r"\{\s*([=＝<>])(?=[^{}]*\})([^{}]*)\}")
+
+
+def unbrace_signs(text: str) -> str:
+    """"{=}" -> "=", "x{=75}" -> "x=75": relation signs out of the braces that hide them."""
+    return BRACED_SIGN_RE.sub(r"\1\2", text)
+
+
+UPRIGHT_SIGN_RE = re.compile(r"\\(?:mathrm|text|rm)\s*\{\s*([＝=，,、；;：:＋+－×÷.．%％])\s*\}")
+
+
 def clean_text(response: str) -> str:
-    """Without zero-width characters, step marks (<STEP3>, ### Step 3:) and HTML images (a
-    figure after the answer is not where the answer ends)."""
+    """Without zero-width characters, step marks (<STEP3>, ### Step 3:), HTML images (a
+    figure after the answer is not where the answer ends) and a closing comment ("【点睛】")."""
     text = ZERO_WIDTH_RE.sub("", response).replace("\r", "")
     text = re.sub(r"<img\b[^>]*>", "", text, flags=re.IGNORECASE)
+    text = COMMENT_RE.sub("", text)
+    # "x\\mathrm{＝}0.12", "[98\\mathrm{，}100)": a sign set upright is the sign
+    text = unbrace_signs(UPRIGHT_SIGN_RE.sub(r"\1", text))
     return re.sub(r"<STEP\s*\d+>|###\s*Step\s*\d+\s*[:：]?|<br\s*/?>", "\n", text,
                   flags=re.IGNORECASE)
 

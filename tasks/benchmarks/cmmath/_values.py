@@ -9,9 +9,7 @@ from dataclasses import dataclass
 from functools import lru_cache
 from typing import Any
 
-from mathprobe.tasks.benchmarks.cmmath._text import (CJK_RE, ZERO_WIDTH_RE, at_depth0, canonical,
-                                                     split_outside, split_words_outside,
-                                                     strip_wrappers)
+from mathprobe.tasks.benchmarks.cmmath._text import CJK_RE, canonical, strip_wrappers
 
 
 NO_ANSWER = ("暂无", "无", "略")   # "not available": the record carries no reference answer
@@ -22,7 +20,9 @@ UNITS = sorted([
     "立方米", "立方单位", "厘米", "毫米", "分米", "千米", "公里", "米", "英尺", "度", "元", "分钟",
     "小时", "秒", "天", "人", "个", "名", "本", "块", "次", "步", "尺", "千克", "克", "吨",
     "毫升", "升", "倍", "条", "只", "根", "张", "页", "辆", "棵", "件", "种", "岁", "周", "年",
-    "分", "单位", "处", "枚", "盒", "箱", "瓶", "支",
+    "分", "单位", "处", "枚", "盒", "箱", "瓶", "支", "间", "户", "家", "株", "头", "匹", "朵",
+    "颗", "粒", "份", "套", "双", "台", "部", "架", "艘", "座", "所", "栋", "组", "队", "班",
+    "场", "题", "道", "首", "篇", "斤", "公斤", "公顷", "亩",
 ], key=len, reverse=True)
 
 
@@ -60,10 +60,6 @@ BARE_UNIT_RE = re.compile(r"(-?\d+(?:\.\d+)?)\s*(?:m|h|s|g)(?:\s*\^?\s*\{?[23]\}
 
 DEGREE_RE = re.compile(r"\{\s*\}\s*\^\s*\{?\s*\\circ\s*\}?|\^\s*\{\s*\\circ\s*\}|\^\s*\\circ|"
                        r"\{\s*\^\s*\{?\\circ\}?\s*\}|°|\\circ|度")
-
-
-NOT_UNIQUE_RE = re.compile(r"[（(]?\s*(?:答案不唯一|填一个即可|写出一个即可|只需填一个|"
-                           r"写一个即可|任写一个)\s*[)）]?")
 
 
 def _math_timeout() -> int | None:
@@ -110,8 +106,10 @@ def _normalise_value(raw: str) -> tuple[str, bool]:
             s = s[:m.start()].strip()
         if s == before:
             break
+    s = _magnitude(s)
     s = s.replace("{+}", "+").replace("{-}", "-").replace("{}", "").replace("﹣", "-")
     s = re.sub(r"根号\s*(\d+(?:\.\d+)?|\{[^{}]*\})", lambda m: "\\sqrt{" + m.group(1).strip("{}") + "}", s)
+    s = _braced_fractions(s)
     s = s.replace("π", "\\pi ").replace("×", "\\times ").replace("÷", "/").replace("·", "\\cdot ")
     s = s.replace("²", "^2").replace("³", "^3").replace("∞", "\\infty ").replace("−", "-")
     s = re.sub(r"√\s*\(([^()]*)\)", r"\\sqrt{\1}", s)
@@ -119,9 +117,55 @@ def _normalise_value(raw: str) -> tuple[str, bool]:
     s = re.sub(r"√\s*([0-9.]+|[a-zA-Z])", r"\\sqrt{\1}", s)
     s = re.sub(r"(\d)\s*%|\\%", lambda m: (m.group(1) or "") + "/100", s)
     s = re.sub(r"\s+", " ", s).strip()
+    s = _ascending(s)
     while s.startswith("{") and s.endswith("}") and "," not in s and _balanced(s[1:-1]):
         s = s[1:-1].strip()           # "{{58}}": grouping braces, not a set
     return s, degrees
+
+
+_GREATER = {">": "<", "\\ge": "\\le", "\\geq": "\\le", "\\gt": "<"}
+_CHAIN_RE = re.compile(r"\s*(>|<|\\(?:geq?|leq?|gt|lt)(?![a-zA-Z]))\s*")
+
+
+def _ascending(s: str) -> str:
+    """"b>a>c" -> "c<a<b", "1>x\\ge -2" -> "-2\\le x<1": a chain of inequalities that all
+    point one way (greater) written the other way, so the two spellings compare equal."""
+    pieces = _CHAIN_RE.split(s)
+    relations = pieces[1::2]
+    if not relations or any(r not in _GREATER for r in relations) or \
+            any(not p.strip() or not _balanced(p) or p.count("(") != p.count(")")
+                or p.count("[") != p.count("]") for p in pieces[::2]):
+        return s
+    out = pieces[::-1]
+    return " ".join(_GREATER.get(p, p) if k % 2 else p.strip() for k, p in enumerate(out))
+
+
+_FRAC_ARG = r"(\{[^{}]*\}|\\[a-zA-Z]+|[0-9a-zA-Z])"
+_FRAC_RE = re.compile(r"\\frac\s*" + _FRAC_ARG + r"\s*" + _FRAC_ARG)
+
+
+def _braced_fractions(s: str) -> str:
+    """"\\frac\\pi6" -> "\\frac{\\pi}{6}", "\\frac12" -> "\\frac{1}{2}": a fraction's arguments
+    braced, as the parser reads them."""
+    def brace(arg: str) -> str:
+        return arg if arg.startswith("{") else "{" + arg + "}"
+    return _FRAC_RE.sub(lambda m: "\\frac" + brace(m.group(1)) + brace(m.group(2)), s)
+
+
+MAGNITUDES = {"万亿": 12, "亿": 8, "万": 4}
+MAGNITUDE_RE = re.compile(r"(-?\d+(?:\.\d+)?)\s*(万亿|亿|万)")
+
+
+def _magnitude(s: str) -> str:
+    """"3.6万" -> "36000", "148万亿" -> "148000000000000": a number with a Chinese order of
+    magnitude, written out (on both sides of a comparison alike)."""
+    m = MAGNITUDE_RE.fullmatch(s)
+    if m is None:
+        return s
+    from decimal import Decimal
+
+    value = Decimal(m.group(1)).scaleb(MAGNITUDES[m.group(2)])
+    return format(value.normalize(), "f")
 
 
 def _balanced(s: str) -> bool:
@@ -212,6 +256,11 @@ def _has_words(s: str) -> bool:
     return bool(re.search(r"[A-Za-z]{3,}", MATH_WORDS_RE.sub(" ", s)))
 
 
+# an ordinal with what it counts: "第4个月份", "第14天", "第3组"
+ORDINAL_RE = re.compile(r"第\s*(\d+)\s*(?:个|位|名|次|组|天|年|周|层|排|行|列|项|号)?\s*"
+                        r"[\u4e00-\u9fff]{0,3}")
+
+
 @lru_cache(maxsize=CACHE_SIZE)
 def make_value(raw: str) -> Value:
     s, degrees = _normalise_value(raw)
@@ -221,6 +270,9 @@ def make_value(raw: str) -> Value:
     if bare and all(ch in CIRCLED for ch in bare):
         # statement numbers ("which are true?": ①②④): compared as sets
         return Value("".join(sorted(set(bare), key=CIRCLED.index)), degrees, None, "circled")
+    ordinal = ORDINAL_RE.fullmatch(s)
+    if ordinal:                         # "第4个月份", "第14天": the number
+        return make_value(ordinal.group(1))
     if CJK_RE.search(s) or _has_words(s):
         return Value(s, degrees, None, "text")
     if GEO_NAME_RE.search(s):
@@ -231,84 +283,21 @@ def make_value(raw: str) -> Value:
     return Value(s, degrees, _parse_math(s), bare_number=unit.group(1) if unit else None)
 
 
-# "y = 8/x", "E(Y) = 80", "= -2a/3": a reference that names what it gives states its value
-# (a name: no digits, no operators; the rest holds no further "=").
-SIMPLE_LHS_RE = re.compile(r"^[^=\d+\-*/<>≤≥]*?(?:(?<![<>!])=(?!=)|\\approx|≈)\s*(?=[^=]*$)")
+def numeric(v: Value) -> bool:
+    """A value with no unknowns: a number, or a point, interval or set of numbers."""
+    import sympy
+
+    if v.kind != "math" or not v.parsed:
+        return False
+    obj = v.parsed[0]
+    return isinstance(obj, (sympy.Expr, sympy.Tuple, sympy.Set)) and not obj.free_symbols
 
 
-PART_LABEL_RE = re.compile(r"^\s*(?:[(（]\s*\d+\s*[)）]|[①-⑩](?=\s*\$*\s*[^①-⑩\s$]))\s*")
+def constant(v: Value) -> bool:
+    """A value that is a plain number (no unknowns, no relation, no set)."""
+    import sympy
 
-
-@dataclass(frozen=True)
-class Reference:
-    blanks: tuple[tuple[tuple[Value, ...], ...], ...]   # blanks -> solutions -> alternatives
-    not_unique: bool = False
-    names: tuple[str | None, ...] = ()      # per blank, what it names ("a" of "a=0.05")
-
-
-def name_key(lhs: str) -> str:
-    """The comparable form of a name a value is given to: "$$\\hat{a}$$ " -> "\\hata"; a name
-    in words is its last words, after any "的": "这100名学生的中位数" -> "中位数"."""
-    words = re.findall(r"[\u3400-\u9fff]+", re.sub(r"\$[^$]*\$", " ", lhs))
-    if words and re.search(r"[\u3400-\u9fff]\s*$", lhs.replace("$", "")):
-        return words[-1].rpartition("的")[2]
-    s = re.sub(r"\\widehat|\\hat", r"\\hat", lhs).replace("\\dfrac", "\\frac")
-    return re.sub(r"[\s{}$]", "", s)
-
-
-def word_name(name: str) -> bool:
-    return bool(CJK_RE.search(name))
-
-
-# "平均分：73", "众数为65": a name in words, then its value
-STATED_RE = re.compile(r"(?:约等于|等于|约为|应为|为|是|[:：=＝≈])")
-
-
-def _reference_value(raw: str) -> Value:
-    """A reference blank; one written as a sentence that states its value ("选中的2人都来自高二的
-    概率为0.3", "中位数：70.17") is that value (the text after its last relation word, when that
-    is a value and what comes before it is words)."""
-    value = make_value(raw)
-    if value.kind != "text":
-        return value
-    hits = [m for m in STATED_RE.finditer(raw) if at_depth0(raw, m.start())]
-    if not hits or not CJK_RE.search(raw[:hits[-1].start()]):
-        return value
-    stated = make_value(raw[hits[-1].end():])
-    return stated if stated.kind == "math" and stated.parsed else value
-
-
-def _blank_name(value: str, named: re.Match | None) -> str | None:
-    """What a reference blank names: "a" of "a=0.05", "中位数" of "中位数为$$55$$"."""
-    if named:
-        lhs = re.sub(r"(?:=|\\approx|≈)\s*$", "", named.group(0))
-        return name_key(lhs) if name_key(lhs) and not CJK_RE.search(lhs) else None
-    hits = [m for m in STATED_RE.finditer(value) if at_depth0(value, m.start())]
-    if hits and _reference_value(value).kind == "math":
-        key = name_key(value[:hits[-1].start()])
-        return key if word_name(key) and len(key) >= 2 else None
-    return None
-
-
-def parse_reference(gold: str) -> Reference | None:
-    """The reference answer's structure: blanks (one per line), each a set of solutions
-    (joined by 或), each with alternative spellings (joined by '/ ' or '##'). None when there
-    is no reference ('暂无')."""
-    text = ZERO_WIDTH_RE.sub("", gold or "").strip()
-    if not text or strip_wrappers(text) in NO_ANSWER:
-        return None
-    not_unique = bool(NOT_UNIQUE_RE.search(text))
-    text = NOT_UNIQUE_RE.sub("", text)
-    blanks, names = [], []
-    for value in (PART_LABEL_RE.sub("", v) for line in text.split("\n")
-                  for v in split_outside(line, "，,；;")):
-        named = SIMPLE_LHS_RE.match(value.strip())
-        solutions = []
-        for sol in split_words_outside(value, r"或"):
-            alts = [SIMPLE_LHS_RE.sub("", a, count=1) for a in re.split(r"##|/\s+(?=\S)", sol)]
-            alts = [a for a in alts if strip_wrappers(a)]
-            solutions.append(tuple(_reference_value(a) for a in alts))
-        if solutions:
-            blanks.append(tuple(solutions))
-            names.append(_blank_name(value, named))
-    return Reference(tuple(blanks), not_unique, tuple(names)) if blanks else None
+    if v.kind != "math" or not v.parsed:
+        return False
+    obj = v.parsed[0]
+    return isinstance(obj, sympy.Expr) and not obj.free_symbols

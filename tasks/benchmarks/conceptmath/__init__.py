@@ -5,11 +5,13 @@ and concept classification.
 
 Data in `_data`, prompts in `_prompts`, the authors' grader in `_official` and ours in `_strict`
 (by name in `_grading`), their result format in `_results`, the probes in `_probes`, the paper's
-tables in `_report`, what compare and the HTML report show in `_compare`; the metrics are the SQL
+tables in `_report`, what compare and the HTML report show in `_compare`, a chance guess in
+`_chance`; the metrics are the SQL
 views of `sql/conceptmath/`.
 """
 from __future__ import annotations
 
+from mathprobe.tasks.benchmarks.conceptmath._chance import chance_answer, chance_level
 from mathprobe.tasks.benchmarks.conceptmath._compare import ConceptMathComparison
 from mathprobe.tasks.benchmarks.conceptmath._data import (NAME, STRATA, SYSTEMS, Dataset,
                                                           concept_path, language, load,
@@ -45,6 +47,8 @@ class ConceptMath(Benchmark):
     prompt = staticmethod(build_prompt)
     grade = staticmethod(grade)
     read_official_results = staticmethod(read_official_results)
+    chance_answer = staticmethod(chance_answer)
+    chance_level = staticmethod(chance_level)
 
 
 benchmark = ConceptMath()

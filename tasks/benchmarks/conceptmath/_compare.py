@@ -8,11 +8,13 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from typing import Any
 
-from mathprobe.tasks.benchmarks.conceptmath._report import N_UNMASTERED, SETTINGS, SYSTEMS
+from mathprobe.tasks.benchmarks.conceptmath._report import (N_UNMASTERED, SETTINGS, SYSTEMS,
+                                                            unmastered_min_n)
 from mathprobe.tasks.contract import Comparison, Plot, Stat, Table
 from mathprobe.tasks.store import Store
 
 LEVELS = (1, 2, 3)
+CONTAMINATION = ("rouge", "mink", "mink_prob")
 SHORT = {"element_en": "E-EN", "middle_en": "M-EN", "element_zh": "E-ZH", "middle_zh": "M-ZH"}
 
 
@@ -29,6 +31,24 @@ def _concept_stats(cells: set[str], level: int) -> tuple[Stat, ...]:
                    key=lambda c: (order.get(c.split(":")[1], 9), c))
     return tuple(Stat(c, f"[{SHORT.get(c.split(':')[1], c.split(':')[1])}] "
                          f"{c.split(':', 2)[2]}", (c,)) for c in found)
+
+
+def _chance_note(store: Store) -> str:
+    """The chance level of the official grader (table item_chance), overall and per system."""
+    rows = store.query("SELECT i.group_id, avg(c.chance), count(*) FROM item_chance c "
+                       "JOIN items i USING (benchmark, item_id) WHERE c.benchmark = "
+                       "'conceptmath' GROUP BY ALL")
+    if not rows:
+        return "Chance level: not computed in this store (it is when data is loaded)."
+    total = sum(m * n for _, m, n in rows) / sum(n for _, _, n in rows)
+    by = {s: m for s, m, _ in rows}
+    return ("Chance: baseline:random guesses a whole number 0..100, written as the authors' "
+            "answers end ('Therefore, the answer is 57.'); the official grader calls such a "
+            f"guess right {100 * total:.2f}% of the time on all {sum(n for *_, n in rows)} "
+            "problems (" + ", ".join(f"{SHORT.get(s, s)} {100 * by[s]:.2f}%"
+                                     for s in SYSTEMS if s in by)
+            + "; within its tolerance of the gold: 1 guess in 101 below 20, 3 from 20 up; "
+            "table item_chance).")
 
 
 class ConceptMathComparison(Comparison):
@@ -52,8 +72,10 @@ class ConceptMathComparison(Comparison):
         ]
 
         def per_system(prefix: str, label: str, fmt: str) -> tuple[Stat, ...]:
+            # contamination has no better side; MIN-K% (a mean log-probability) is unbounded
             return tuple(Stat(f"{prefix}:{s}", f"{label} {SYSTEMS.get(s, s)}", (f"{prefix}:{s}",),
-                              fmt=fmt, counted=prefix == "top1")
+                              fmt=fmt, counted=prefix == "top1", bounded=prefix != "mink",
+                              better=None if prefix in CONTAMINATION else "higher")
                          for s in _systems(cells, f"{prefix}:"))
         out += [
             Table("contamination-rouge", "ConceptMath contamination (Table 3, Rouge): Rouge-L "
@@ -85,18 +107,23 @@ class ConceptMathComparison(Comparison):
             "u.level, u.system) / 5))) OR (u.level = 3 AND u.rank <= ?)",
             [ids, [r["grader"] for r in runs], N_UNMASTERED, N_UNMASTERED]) if ids else []
         for level in LEVELS:
-            series = tuple((s.label, s.key) for s in _concept_stats(cells, level))
-            if not series:
+            found = _concept_stats(cells, level)
+            if not found:
                 continue
+            # headed by system, each row its concept path (the label without its [system])
+            series = tuple((s.key.split(":", 2)[2], s.key) for s in found)
+            systems = [s.key.split(":")[1] for s in found]
+            groups = tuple((SYSTEMS.get(sy, sy), systems.count(sy))
+                           for sy in dict.fromkeys(systems))
             marks: dict[str, set[str]] = {}
             for run_id, lv, system, concept in marked:
                 if lv == level:
                     marks.setdefault(run_id, set()).add(f"L{level}:{system}:{concept}")
             out.append(Plot(f"conceptmath-concepts-l{level}",
-                            f"Concept accuracy, level {level} (marked red: unmastered, the "
-                            + (f"{N_UNMASTERED} lowest" if level == 3 else "lowest fifth")
-                            + " per system)", "dots", series,
-                            xlabel="accuracy",
+                            f"Concept accuracy, level {level}", "dots", series,
+                            xlabel="accuracy", groups=groups,
+                            marked="unmastered: the " + (f"{N_UNMASTERED} lowest" if level == 3
+                                                         else "lowest fifth") + " per system",
                             marks={k: frozenset(v) for k, v in marks.items()}))
         for prefix, title, label, scale in (
                 ("rouge", "Contamination: Rouge-L (x100) per system", "Rouge-L x100", 100.0),
@@ -116,10 +143,12 @@ class ConceptMathComparison(Comparison):
              + ": zero-shot, zero-shot chain-of-thought, the authors' 5-shot chat."),
             ("ConceptMath accuracy", "Right answers / graded problems, under the named grader "
              "(official: the authors' lenient number match; strict: the final answer only). "
-             "Free-form answers: there is no chance level."),
+             + _chance_note(store)),
             ("Concept accuracy (levels 1-3)", "Accuracy of the problems under a concept path "
              "cate0, cate0/cate1, cate0/cate1/cate2, per system. Unmastered: the "
-             f"{N_UNMASTERED} lowest per system and level (view conceptmath_unmastered)."),
+             f"{N_UNMASTERED} lowest per system at level 3 (the lowest fifth at levels 1 and 2), "
+             f"among the concepts with at least {unmastered_min_n(store)} graded problems: "
+             "fewer say nothing (1 of 2 right is 50% [9, 91]); view conceptmath_unmastered."),
             ("Table 2 Avg.", "The unweighted mean of a model's cells (systems x settings); its "
              "interval resamples the problems of all its runs jointly."),
             ("Rouge-L (contamination)", "Rouge-L F of the model's continuation of a question's "

@@ -22,6 +22,11 @@ GRADER_NOTES = {
 N_UNMASTERED = 10
 
 
+def unmastered_min_n(store: Store) -> int:
+    """The fewest graded problems a concept needs to be called unmastered (the view's)."""
+    return int(store.query("SELECT conceptmath_unmastered_min_n()")[0][0])
+
+
 def _order(keys, known: dict[str, str]) -> list[str]:
     return sorted(keys, key=lambda k: (list(known).index(k) if k in known else len(known), k))
 
@@ -100,6 +105,7 @@ def build(store: Store, run_id: str, grader: str) -> dict[str, Any]:
         },
         "level1": level1,
         "unmastered": unmastered,
+        "unmastered_min_n": unmastered_min_n(store),
         "graders": {"accuracy": graders,
                     "disagree": {"official_only": official_only, "strict_only": strict_only}},
     }
@@ -151,7 +157,8 @@ def render(report: dict[str, Any], width: int = 120) -> list[Any]:
                     pct(row["accuracy"]))
     if len(acc["systems"]) > 1:
         per.add_row("all", str(acc["n"]), "", pct(acc["overall"]))
-    low = Table(title=f"Unmastered: the {N_UNMASTERED} lowest level-3 concepts per system",
+    low = Table(title=f"Unmastered: the {N_UNMASTERED} lowest level-3 concepts per system "
+                f"(of those with at least {report.get('unmastered_min_n', 5)} graded problems)",
                 title_justify="left")
     for col in ("system", "rank", "concept (cate0/cate1/cate2)", "n", "accuracy %"):
         low.add_column(col, justify="right" if col in ("rank", "n", "accuracy %") else "left")

@@ -1,5 +1,11 @@
 """Responses made elsewhere, in the ConceptMath authors' inference format (dataset rows +
-response).
+response), and what their evaluation writes (conceptmath/conceptmath, evaluation/main.py, read
+at commit c5526b4 of 2024-05-29): `{model}_{grade}_all.json` (and `_right.json`,
+`_wrong.json`), JSON lines of the input rows plus `iscorrect`, their grader's verdict. Their
+published files carry, in `grade`, the school grades of an older dataset ("[1, 2, 3, 4, 5, 6]")
+instead of the system; the system then comes from the file's name. `iscorrect` is imported as
+grader `authors_iscorrect` beside `official` (the default: their grader as it stands today,
+which differs from the stored verdicts on a few items).
 
 The authors' published response files (`reference_llama3_70b/`) carry, on a few rows, an `answer`
 that differs from today's dataset (e.g. middle_en/862: `[2 ,3]` in the file, `[second ,third]`
@@ -8,17 +14,24 @@ grades a row against the answer its file carries.
 """
 from __future__ import annotations
 
+import re
 from dataclasses import replace
 from pathlib import Path
 
 from mathprobe.tasks.benchmarks.conceptmath._data import (SYSTEMS, Dataset, _is_number, _json_safe,
                                                           gold_string)
+from mathprobe.tasks.contract import OfficialRow, ResultFile
 from mathprobe.tasks.errors import DataError
 from mathprobe.tasks.files import read_result_rows, response_text
 from mathprobe.tasks.items import Item
 
+AUTHORS_VERDICT = "authors_iscorrect"
+# main.py's outputs: {model}_{grade}_all.json / _right.json / _wrong.json; inputs {grade}.jsonl
+SYSTEM_IN_NAME = re.compile(r"(?:^|_)(?P<system>" + "|".join(SYSTEMS) + r")(?:_(?:all|right|wrong))?$")
 
-def read_official_results(path: Path, dataset: Dataset) -> list[tuple[Item, str | None]]:
+
+def read_official_results(path: Path, dataset: Dataset
+                          ) -> list[tuple[Item, str | None]] | ResultFile:
     """The authors' inference format: dataset rows (idx, grade, question, answer, cate0..2)
     plus `response`, as JSON lines (or a JSON array).
 
@@ -37,9 +50,13 @@ def read_official_results(path: Path, dataset: Dataset) -> list[tuple[Item, str 
     for it in dataset.items:
         by_key.setdefault((it.group_id, it.payload["idx"]), []).append(it)
     out: list[tuple[Item, str | None]] = []
+    verdicts: list[bool | None] = []
     seen: set[str] = set()
+    named = SYSTEM_IN_NAME.search(path.stem)
     for n, row in read_result_rows(path):
         system, idx = row.get("grade"), row.get("idx")
+        if system not in SYSTEMS and named is not None:
+            system = named.group("system")          # main.py's output of an older dataset
         if system not in SYSTEMS:
             raise DataError(path, f"unknown system {system!r} (expected one of "
                             f"{', '.join(SYSTEMS)})", row=n, field="grade")
@@ -78,4 +95,12 @@ def read_official_results(path: Path, dataset: Dataset) -> list[tuple[Item, str 
                 item = replace(item, gold=file_gold,
                                payload={**item.payload, "answer_in_file": _json_safe(answer)})
         out.append((item, response))
-    return out
+        judged = row.get("iscorrect")
+        verdicts.append(judged if isinstance(judged, bool) else None)
+    if all(v is None for v in verdicts):
+        return out
+    return ResultFile([OfficialRow(item, response, {} if v is None else
+                                   {AUTHORS_VERDICT: ("iscorrect", v)})
+                       for (item, response), v in zip(out, verdicts)],
+                      default_verdicts=False,
+                      source={"tool": "ConceptMath authors' evaluation (evaluation/main.py)"})

@@ -3,8 +3,9 @@ sub-problems, scored by the four-dimensional metric (IK / IG / CM / RM) under th
 loose rules, step accuracy and the 12 knowledge categories.
 
 Data and validation in `_data`, prompts in `_prompts`, the authors' answer extraction in
-`_grader`, their result format in `_results`, the paper's tables in `_report`, what compare and
-the HTML report show in `_compare`; the metrics are the SQL views of `sql/wemath/`.
+`_grader`, VLMEvalKit's judged extractor for what it cannot read in `_judge`, their result
+format in `_results`, the paper's tables in `_report`, what compare and the HTML report show in
+`_compare`, a chance guess in `_chance`; the metrics are the SQL views of `sql/wemath/`.
 """
 from __future__ import annotations
 
@@ -13,13 +14,19 @@ from typing import Any, ClassVar
 from mathprobe.tasks.benchmarks.wemath._data import (NAME, STRATA, Dataset, WemathItem, item_id,
                                                      load, option_letters, reference_tables,
                                                      sample_unit, strata)
+from mathprobe.tasks.benchmarks.wemath._chance import chance_answer, chance_level
 from mathprobe.tasks.benchmarks.wemath._grader import GRADERS, extract_official, grade
+from mathprobe.tasks.benchmarks.wemath._judge import WemathJudge
 from mathprobe.tasks.benchmarks.wemath._prompts import DEFAULT_SETTING, SETTINGS, build_prompt
 from mathprobe.tasks.benchmarks.wemath._compare import WeMathComparison
 from mathprobe.tasks.benchmarks.wemath._report import build as build_report
 from mathprobe.tasks.benchmarks.wemath._report import figures, render
+from mathprobe.tasks.benchmarks.wemath._leaderboard import write_leaderboard
+from mathprobe.tasks.benchmarks.wemath._lmms_eval import read_lmms_eval
 from mathprobe.tasks.benchmarks.wemath._results import read_official_results
+from mathprobe.tasks.benchmarks.wemath._vlmevalkit import read_vlmevalkit, write_score_csv
 from mathprobe.tasks.contract import Benchmark, FunctionReport
+from mathprobe.tasks.items import Item
 
 DEFAULT_PARAMS = {"temperature": 0.0, "max_tokens": 1024}   # paper: greedy, 1024 new tokens
 
@@ -37,6 +44,7 @@ class WeMath(Benchmark):
                  "FROM wemath_four_dimensional WHERE run_id = '{run_id}'"}
     report = FunctionReport(build_report, render, figures)
     comparison = WeMathComparison()
+    judge = WemathJudge()          # VLMEvalKit's judged extractor, beside the official one
 
     strata_names = STRATA
 
@@ -47,6 +55,23 @@ class WeMath(Benchmark):
     prompt = staticmethod(build_prompt)
     grade = staticmethod(grade)
     read_official_results = staticmethod(read_official_results)
+    chance_answer = staticmethod(chance_answer)
+    chance_level = staticmethod(chance_level)
+
+    def result_formats(self):
+        """The authors' result JSON, VLMEvalKit's predictions / judged files, lmms-eval's
+        samples JSONL."""
+        return {"official": read_official_results, "vlmevalkit": read_vlmevalkit,
+                "lmms-eval": read_lmms_eval}
+
+    def exports(self):
+        """The authors' leaderboard submission (result JSON and score CSVs), VLMEvalKit's score
+        CSV."""
+        return {"leaderboard": write_leaderboard, "vlmevalkit": write_score_csv}
+
+    def shown_question(self, item: Item) -> str:
+        """The question and its options, as the prompt gives them."""
+        return f"{item.question}\nOption: {item.payload.get('option', '')}"
 
 
 benchmark = WeMath()
@@ -54,4 +79,4 @@ select = benchmark.select            # the --limit subset (a seeded stratified s
 
 __all__ = ["DEFAULT_PARAMS", "Dataset", "DEFAULT_SETTING", "GRADERS", "NAME", "SETTINGS", "WeMath",
            "benchmark", "build_prompt", "extract_official", "grade", "item_id", "load",
-           "option_letters", "read_official_results", "select", "WemathItem"]
+           "option_letters", "read_official_results", "select", "WemathItem", "WemathJudge"]

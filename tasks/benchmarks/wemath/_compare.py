@@ -16,10 +16,11 @@ DIMENSIONS = ("IK", "IG", "CM", "RM")
 
 
 def four_d(rule: str) -> tuple[Stat, ...]:
+    """Score and CM: higher is better; IK, IG and RM (failures, rote successes): lower."""
     return (Stat(f"score.{rule}", "Score", (f"score.{rule}",), counted=False),
-            Stat("ik", "IK", ("ik",)), Stat("ig", "IG", ("ig",)),
+            Stat("ik", "IK", ("ik",), better="lower"), Stat("ig", "IG", ("ig",), better="lower"),
             Stat(f"cm.{rule}", "CM", (f"cm.{rule}",)),
-            Stat(f"rm_rate.{rule}", "RM", (f"rm_rate.{rule}",)))
+            Stat(f"rm_rate.{rule}", "RM", (f"rm_rate.{rule}",), better="lower"))
 
 
 def leaves(store: Store) -> dict[str, list[str]]:
@@ -51,8 +52,10 @@ class WeMathComparison(Comparison):
                   (Stat("s1", "S1", ("s1",)), Stat("s2", "S2", ("s2",)), Stat("s3", "S3", ("s3",)),
                    *cats), note="category = mean of its leaf concepts' accuracies"),
             Table("shares", "WE-MATH problems by dimension (shares of N; they sum to 1)",
-                  (Stat("ik", "IK", ("ik",)), Stat("ig", "IG", ("ig",)),
-                   *(Stat(f"{d}.{rule}", f"{d.upper()} ({rule})", (f"{d}.{rule}",))
+                  (Stat("ik", "IK", ("ik",), better="lower"),
+                   Stat("ig", "IG", ("ig",), better="lower"),
+                   *(Stat(f"{d}.{rule}", f"{d.upper()} ({rule})", (f"{d}.{rule}",),
+                          better="higher" if d == "cm" else "lower")
                      for rule in RULES for d in ("cm", "rm"))), detail=True),
             Table("concepts", "WE-MATH accuracy of the 67 leaf concepts (one-step questions)",
                   concepts, detail=True),
@@ -70,10 +73,15 @@ class WeMathComparison(Comparison):
                       "bars", (("S1", "s1"), ("S2", "s2"), ("S3", "s3"),
                                *((WEMATH_CATEGORIES.get(c, c), f"category:{c}")
                                  for c, ls in by_cat.items() if ls)),
-                      ylabel="accuracy")
+                      ylabel="accuracy",
+                      full_names={WEMATH_CATEGORIES.get(c, c): c for c in by_cat},
+                      note="categories abbreviated as in the paper (hover for the full name; "
+                           "the glossary lists them)")
         concepts = Plot("wemath-concepts", "Accuracy of the 67 leaf concepts", "heatmap",
                         tuple((leaf, f"concept:{leaf}") for ls in by_cat.values() for leaf in ls),
-                        note="columns grouped by category, in Table 1's order")
+                        groups=tuple((c, len(ls)) for c, ls in by_cat.items() if ls),
+                        xlabel="accuracy",
+                        note="rows grouped by category, in Table 1's order")
         return [*stacked, table1, concepts]
 
     def sections(self, store: Store, runs: Sequence[Mapping[str, Any]]) -> list[Section]:

@@ -77,6 +77,10 @@ def parse_row(row: Any, *, path: Path, n: int, data_dir: Path, leaves: set[str],
     if row["answer"] not in LETTERS:
         raise DataError(path, f"answer {row['answer']!r} is not an option letter", row=n,
                         field="answer", item=ident)
+    if row["answer"] not in choices:          # a row no answer could ever match
+        raise DataError(path, f"answer {row['answer']!r} is not among the options "
+                        f"({', '.join(choices)}) of {row['option']!r}", row=n, field="answer",
+                        item=ident)
     concepts = row["knowledge concept"].split(";")
     unknown = [c for c in concepts if c not in leaves]
     if unknown:

@@ -39,6 +39,9 @@ def build(store: Store, run_id: str, grader: str) -> dict[str, Any]:
                              "WHERE run_id = ? AND grader = ? ORDER BY rule DESC", args)
     (complete,), = store.query("SELECT count(*) FROM wemath_problem_verdicts WHERE run_id = ? "
                                "AND grader = ? AND complete", args)
+    n525 = store.query_dicts("SELECT rule, n, score, ik_rate, ig_rate, cm_rate, rm_rate FROM "
+                             "wemath_four_dimensional_n525 WHERE run_id = ? AND grader = ? "
+                             "ORDER BY rule DESC", args)
     (left_out, with_failed, failed_questions), = store.query(
         "SELECT count(*), count(*) FILTER (n_failed > 0), coalesce(sum(n_failed), 0) "
         "FROM wemath_problem_coverage WHERE run_id = ? AND NOT complete", [run_id])
@@ -51,6 +54,9 @@ def build(store: Store, run_id: str, grader: str) -> dict[str, Any]:
             "categories": {c["category"]: c["accuracy"] for c in cats},
         },
         "four_dimensional": {f["rule"]: f for f in four},
+        # what the authors' script, VLMEvalKit and lmms-eval print for the same answers: they
+        # divide by N = 525 whatever the run holds (view wemath_four_dimensional_n525)
+        "n525": {f["rule"]: {k: v for k, v in f.items() if k != "rule"} for f in n525},
         # left out of every figure (N, S1-S3, categories, concepts): problems the run asked
         # something of but has not answered whole; `with_failed` of them had a failed call
         "problems": {"complete": complete, "incomplete": left_out, "with_failed": with_failed,
@@ -75,7 +81,7 @@ def render(report: dict[str, Any], width: int = 120) -> list[Any]:
                    *(f"{pct(f[k + '_rate'])} ({f[k]})" for k in ("ik", "ig", "cm", "rm")))
     legend = Text("  ".join(f"{abbr}={name}" for name, abbr in WEMATH_CATEGORIES.items()),
                   style="dim")
-    notes = []
+    notes = [*_n525_note(report)]
     probs = report["problems"]
     if probs["incomplete"]:
         notes.append(Text(
@@ -85,6 +91,22 @@ def render(report: dict[str, Any], width: int = 120) -> list[Any]:
             f"re-asks them), {probs['incomplete'] - probs['with_failed']} not fully asked yet",
             style="yellow"))
     return [t1, legend, t2, *notes]
+
+
+def _n525_note(report: dict[str, Any]) -> list[Text]:
+    """Where the run holds other than 525 problems: what the tools that divide by 525 print."""
+    n525 = report.get("n525") or {}
+    strict, loose = n525.get("strict"), n525.get("loose")
+    if not strict or strict["n"] == 525:
+        return []
+    ours = report["four_dimensional"]
+    return [Text(
+        f"N = {strict['n']} problems (from the data). The authors' script, VLMEvalKit and "
+        f"lmms-eval divide by N = 525 whatever the file holds: for these answers they print "
+        f"Score {pct(strict['score'])} strict / {pct(loose['score'])} loose (here "
+        f"{pct(ours['strict']['score'])} / {pct(ours['loose']['score'])}), IK "
+        f"{pct(strict['ik_rate'])}, IG {pct(strict['ig_rate'])}, CM {pct(strict['cm_rate'])} "
+        f"strict (view wemath_four_dimensional_n525)", style="yellow")]
 
 
 def figures(report: dict[str, Any]) -> list[tuple[str, str]]:

@@ -4,6 +4,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from mathprobe.tasks.benchmarks.wemath._data import Dataset, item_id
+from mathprobe.tasks.contract import Skipped
 from mathprobe.tasks.errors import DataError
 from mathprobe.tasks.files import read_result_rows, response_text
 from mathprobe.tasks.items import Item
@@ -35,3 +36,19 @@ def read_official_results(path: Path, dataset: Dataset) -> list[tuple[Item, str 
                             field="question", item=iid)
         out.append((item, response_text(path, n, row, iid)))
     return out
+
+
+def match_row(known: dict[str, Item], seen: dict[str, int], n: int, ident: str,
+              answer: object = None, answer_field: str = "answer") -> tuple[Item | None, Skipped | None]:
+    """Another tool's row `n` for the testmini question `ident` ({ID}/{key}): the item, or why
+    the row is left out (an unknown question, a repeat, a gold answer other than testmini's).
+    The caller records `seen[ident] = n` once it keeps the row."""
+    item = known.get(ident)
+    if item is None:
+        return None, Skipped(n, ident, "no such question in testmini.json (ID/key)")
+    if ident in seen:
+        return None, Skipped(n, ident, f"question appears twice (also row {seen[ident]})")
+    if answer is not None and str(answer).strip() != item.gold:
+        return None, Skipped(n, ident, f"{answer_field} {answer!r} differs from testmini.json's "
+                                       f"answer {item.gold!r}")
+    return item, None

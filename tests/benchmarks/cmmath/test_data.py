@@ -190,6 +190,20 @@ def test_malformed_record_names_file_row_and_field(tmp_path, change, field):
     assert "row 2" in str(err) and field in str(err)
 
 
+def test_a_choice_answer_not_among_the_options_names_file_row_and_field(tmp_path):
+    """A choice question whose reference answer is a letter it does not offer (E of A-D)
+    could never be answered right: refused, not graded wrong for every model. Official rows
+    whose answer is not letters at all ('暂无', part answers) stay as they are."""
+    rows = [record("001", answer="暂无", answer_type="choice"),
+            record("002", answer="A\nC", answer_type="choice"),
+            record("003", answer="E", answer_type="choice")]
+    root = make_cmmath_dir(tmp_path, rows)
+    with pytest.raises(DataError) as exc:
+        cmmath.load(root)
+    assert (exc.value.row, exc.value.field, exc.value.item) == (3, "answer", "003")
+    assert "'E' is not among the options (A, B, C, D)" in str(exc.value)
+
+
 def test_duplicate_problem_id(tmp_path):
     root = make_cmmath_dir(tmp_path, [record("001"), record("002"), record("001")])
     with pytest.raises(DataError, match="also used by row 1") as exc:
@@ -344,18 +358,23 @@ def test_read_official_results(tmp_path):
             ("001", "答案：1", {}), ("002", "答案：2", {}), ("003", None, {})]
 
 
-@pytest.mark.parametrize("rows, row, field, message", [
-    ([{"problem_id": "009", "response": "1"}], 1, "problem_id", "no such problem"),
+@pytest.mark.parametrize("rows, row, message", [
+    ([{"problem_id": "009", "response": "1"}], 1, "not in cmmath.json, and the row is not a whole "
+                                                  "record"),
     ([{"problem_id": "001", "response": "1"}, {"problem_id": "001", "response": "2"}], 2,
-     "problem_id", "twice"),
-    ([{"problem_id": 1, "response": "1"}], 1, "problem_id", "not a string"),
-    ([{"problem_id": "001", "response": 5}], 1, "response", "expected a string"),
-    ([{"problem_id": "001", "question": "另一道题", "response": "1"}], 1, "question", "differs"),
-    (["oops"], 1, None, "JSON object"),
+     "twice (also row 1)"),
+    ([{"problem_id": 1, "response": "1"}], 1, "not a string"),
+    ([{"problem_id": "001", "response": 5}], 1, "not text"),
+    ([{"problem_id": "001", "question": "另一道题", "response": "1"}], 1, "question text differs"),
+    (["oops"], 1, "JSON object"),
 ])
-def test_bad_result_rows(tmp_path, rows, row, field, message):
-    root = make_cmmath_dir(tmp_path / "d", [record("001")])
+def test_bad_result_rows_are_left_out_and_listed(tmp_path, rows, row, message):
+    """A row that cannot be imported is counted and listed with its reason, the other rows
+    are read (never a stop at the first bad row)."""
+    root = make_cmmath_dir(tmp_path / "d", [record("001"), record("002")])
     ds = cmmath.load(root)
-    with pytest.raises(DataError, match=message) as exc:
-        cmmath.read_official_results(write(tmp_path / "r.json", rows), ds)
-    assert (exc.value.row, exc.value.field) == (row, field)
+    got = cmmath.read_official_results(write(tmp_path / "r.json", rows + [
+        {"problem_id": "002", "response": "答案：2"}]), ds)
+    assert [r.item.item_id for r in got.rows][-1] == "002"
+    (skipped,) = got.skipped
+    assert skipped.row == row and message in skipped.reason

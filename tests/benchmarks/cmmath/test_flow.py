@@ -10,9 +10,17 @@ import pytest
 from typer.testing import CliRunner
 
 from mathprobe.flows.cli import app
-from mathprobe.flows.eval import eval_flow
+from mathprobe.flows.common import call_flow
+from mathprobe.flows.eval import eval_flow as _eval_flow
 from mathprobe.tasks.benchmarks import cmmath
 from mathprobe.tasks.store import open_store
+
+
+def eval_flow(**params):
+    """The eval flow as the command line runs it: its report, also for a run whose judge left
+    verdicts missing (its flow run ends Failed 'Incomplete: ...')."""
+    return call_flow(_eval_flow, **params)
+
 
 pytestmark = pytest.mark.usefixtures("prefect_harness")
 JUDGE = "openai:fake-judge"
@@ -184,3 +192,85 @@ def test_judge_audit_with_a_served_gradegpt(api, data_dir, db):
     bad = CliRunner().invoke(app, ["judge-audit", "--db", str(db), "--data-dir", str(data_dir),
                                    "--judge", "openai:x#prompt=chatgpt", "--limit", "1"])
     assert bad.exit_code != 0 and "prompt='chatgpt'" in bad.output + str(bad.exception)
+
+
+def test_mathprobe_judge_rejudges_a_stored_run(api, data_dir, db):
+    """`mathprobe judge RUN --judge B:M`: another judge model on a stored run; the evaluated
+    model is asked nothing again, the new judge only about what the rules left undecided (its
+    failures judge_failed, never verdicts), with its tokens and cost; a second time asks
+    nothing; --repeat 2 asks the same judge again and shows how far it agrees with itself."""
+    api.reply = Replies(malformed_every=None)
+    eval_flow(benchmark="cmmath", model="openai:fake-model", setting="text", run_id="cm",
+              db=str(db), data_dir=str(data_dir), concurrency=32, judge=JUDGE, limit=80)
+    store = open_store(db)
+    (undecided,), = store.query("SELECT count(*) FROM current_responses c WHERE run_id = 'cm' "
+                                "AND NOT EXISTS (SELECT 1 FROM verdicts v WHERE v.run_id = 'cm' "
+                                "AND v.item_id = c.item_id AND v.grader = 'rules')")
+    store.close()
+
+    def model_calls():
+        return sum(1 for r in api.requests if r["body"].get("model") == "fake-model")
+
+    asked_model = model_calls()
+    other = "openai:gpt-4o-mini"                   # a priced model name, served by the fake
+    api.reply = Replies(malformed_every=4)
+    out = CliRunner().invoke(app, ["judge", "cm", "--judge", other, "--db", str(db),
+                                   "--data-dir", str(data_dir), "--json"])
+    assert out.exit_code == 3, out.output          # some judge_failed: incomplete, not wrong
+    result = json.loads(out.stdout)["judges"][0]
+    assert model_calls() == asked_model            # nothing re-asked of the evaluated model
+    assert result["asked_about"] == undecided == result["asked"]
+    assert result["judge_failed"] == pytest.approx(undecided / 4, abs=1)
+    assert result["judged"] == undecided - result["judge_failed"]
+    assert result["input_tokens"] > 0 and result["cost_usd"] > 0 and result["priced"]
+    store = open_store(db)
+    verdicts = dict(store.query(f"SELECT grader, count(*) FROM verdicts WHERE run_id = 'cm' "
+                                f"GROUP BY grader"))
+    assert verdicts[f"judge:{other}"] == result["judged"]
+    assert verdicts[f"cascade:{other}"] == verdicts["rules"] + result["judged"]
+    store.close()
+    # the run's report names both judges, what they cost and their judge_failed counts
+    report = json.loads(CliRunner().invoke(app, ["report", "--run-id", "cm", "--db", str(db),
+                                                 "--json"]).stdout)
+    judges = {j["model"]: j for j in report["judges"]}
+    assert judges[other]["n_judge_failed"] == result["judge_failed"]
+    assert judges[other]["cost_usd"] == pytest.approx(result["cost_usd"])
+    assert judges[other]["n_from_judge"] == result["judged"]
+    assert judges[other]["n_from_rules"] == verdicts["rules"]
+    # judging again asks nothing; --retry-failed asks only where no verdict came
+    served = api.served
+    again = CliRunner().invoke(app, ["judge", "cm", "--judge", other, "--db", str(db),
+                                     "--data-dir", str(data_dir), "--json"])
+    assert json.loads(again.stdout)["judges"][0]["asked"] == 0 and api.served == served
+    api.reply = Replies(malformed_every=None)
+    fixed = CliRunner().invoke(app, ["judge", "cm", "--judge", other, "--db", str(db),
+                                     "--data-dir", str(data_dir), "--retry-failed", "--json"])
+    assert fixed.exit_code == 0, fixed.output
+    assert api.served - served == result["judge_failed"]
+    # the same judge asked twice: the second asking is its own run, asked again, and compared
+    twice = CliRunner().invoke(app, ["judge", "cm", "--judge", JUDGE, "--db", str(db),
+                                     "--data-dir", str(data_dir), "--repeat", "2", "--json"])
+    assert twice.exit_code == 0, twice.output
+    body = json.loads(twice.stdout)
+    first, second = body["judges"]
+    assert first["asked"] == 0 and second["asked"] == undecided     # no cache for a repeat
+    (pair,) = body["repeats"]
+    assert pair["grader_b"] == f"judge:{JUDGE}#repeat=2" and pair["n_both"] == undecided
+    assert pair["agreement"] == 1.0                # this fake judge is deterministic
+    served = api.served                            # judge-audit --repeat: both askings stored
+    audited = CliRunner().invoke(app, ["judge-audit", "--db", str(db), "--data-dir", str(data_dir),
+                                       "--run", "cm", "--judge", JUDGE, "--repeat", "2", "--json"])
+    assert audited.exit_code == 0, audited.output
+    assert api.served == served
+    (same,) = json.loads(audited.stdout)
+    assert (same["grader_b"], same["kappa"], same["disagreements"]) == (
+        f"judge:{JUDGE}#repeat=2", pair["kappa"], [])
+    # the judge audit of two graders of the run: the answers they disagree on, listed
+    audit = CliRunner().invoke(app, ["judge-audit", "--db", str(db), "--run", "cm", "--graders",
+                                     f"rules,cascade:{other}", "--json"])
+    assert audit.exit_code == 0, audit.output
+    (row,) = json.loads(audit.stdout)
+    assert row["n_both"] == verdicts["rules"] and row["agreement"] == 1.0   # rules decide first
+    text = CliRunner().invoke(app, ["judge-audit", "--db", str(db), "--run", "cm", "--graders",
+                                    f"judge:{JUDGE},judge:{other}"])
+    assert text.exit_code == 0 and "Cohen's kappa" in text.output and "confusion" in text.output

@@ -193,8 +193,17 @@ def test_report_of_an_authors_judged_import(judged, db):
     assert figs["authors grade_id 7"] == "6.2" and figs["authors overall all"]
 
 
+def test_a_verdict_other_than_yes_or_no_is_left_out_and_listed(judged):
+    root, path, result = judged
+    result[1]["output_correct"] = "yes"
+    path.write_text(json.dumps(result, ensure_ascii=False), encoding="utf-8")
+    got = cmmath.read_official_results(path, cmmath.load(root))
+    (skipped,) = got.skipped
+    assert skipped.row == 2 and "'Yes' or 'No'" in skipped.reason
+    assert len(got.rows) == len(result) - 1
+
+
 @pytest.mark.parametrize("mutate, row, message", [
-    (lambda rows: rows[1].__setitem__("output_correct", "yes"), 2, "'Yes' or 'No'"),
     (lambda rows: rows[2].pop("output_correct"), 3, "lacks the judge's verdict"),
     (lambda rows: rows[0].pop("output_correct"), 2, "has the judge's verdict"),
 ])

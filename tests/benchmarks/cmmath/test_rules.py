@@ -133,6 +133,8 @@ def test_free_form_equivalent(gold, response):
     ("$$30{}^\\circ $$", "由于题目中没有给出角COB的度数，我们无法得出答案。"),   # says it cannot
     ("$$\\sqrt{3}$$", "……\n答案为$$\\underline{}$$。"),                         # left blank
     ("$$500{m}$$", "答案：400m"),
+    ("$$4m$$", "答案：2m"),                 # neither 4 metres nor 4 times m
+    ("$$4m$$", "所以长方形⑤的宽为m。"),
 ])
 def test_free_form_wrong(gold, response):
     assert verdict(free(gold), response) is False
@@ -154,8 +156,7 @@ def test_no_response_is_wrong():
     ("$$y=24-3x$$", "所以，3x + y = 24。"),                              # an equation, not a value
     ("$$\\frac{\\pi}{4}$$", "答案：60°"),                     # degrees vs radians, not equal
     ("$$6$$", "Therefore the area is six."),                           # words, not a value
-    ("$$4m$$", "答案：4"),                  # "4m": 4 metres or 4 times m? only "4m" decides
-    ("$$4m$$", "答案：2m"),
+    ("$$4m$$", "答案：4"),                  # "4m": 4 metres or 4 times m? "4" may be right
 ])
 def test_undecided(gold, response):
     assert verdict(free(gold), response) is None

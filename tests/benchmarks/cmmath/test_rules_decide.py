@@ -42,7 +42,9 @@ def test_options_judged_one_by_one():
 
 
 @pytest.mark.parametrize("gold, response, expected", [
-    ("$$498$$万元", "故应至少投入4980000元该材料费用", None),   # the value, in other units
+    ("$$498$$万元", "故应至少投入4980000元该材料费用", True),   # 万 written out
+    ("$$498$$万元", "故应至少投入4980元该材料费用", False),
+    ("$$498$$万元", "故应至少投入498万元.", True),
     ("$$11.42\\%$$", "则占比预计为0.1142", True),
     ("$$6$$", "Therefore the area is six.", None),              # words are a mention
     ("$$25$$", "So the answer is twenty-five.", None),
@@ -211,3 +213,147 @@ def test_grading_runs_parses_each_distinct_expression_once(tmp_path, data_dir, m
     assert first < len(free_form) + 2 * len(choices)
     assert store.query("SELECT count(*) FROM verdicts WHERE run_id = 'second'")[0][0] > 0
     store.close()
+
+
+# -- issue 28: choice answers that decline, list several options, or name none -------------------
+
+WORDS = ("甲、乙两人的成绩如图，则下面叙述一定不正确的是（   ）．\n\nA.甲的物理成绩领先年级平均分最多\n"
+         "B.甲有两个科目的成绩低于年级平均分\nC.甲的成绩从高到低的前三个科目依次是地理、化学、历史\n"
+         "D.对甲而言，物理、化学、地理是比较理想的一种选科结果\n")
+TRUE_ONES = WORDS.replace("一定不正确的是", "正确的是")
+
+
+@pytest.mark.parametrize("response", [
+    "……所有选项都有可能是正确的，因此无法确定哪个选项一定不正确。\n\n答案: 无法确定。",
+    "综上，根据图表我们无法得出结论，可能需要更多信息。",
+    "所以最终的答案是: 无法确定。 <STEP7>",
+    "但是根据我们的分析，所有选项都不正确。\n因此，没有一个选项是正确的。 <STEP9>",
+    "这个结果并不在选项中，可能题目有误。",
+])
+def test_a_choice_answer_that_declines_is_wrong(response):
+    """The authors' judge: no particular option specified is "No" (the free-form path already
+    said so of "无法求解")."""
+    assert verdict(asking(WORDS, "C"), response) is False
+
+
+def test_all_options_at_once():
+    """"所有选项均正确" picks every option in a question asking for the true ones, none in one
+    asking for the false one."""
+    said = "逐一分析后可知：\n综上所述，所有选项均正确。"
+    assert verdict(asking(WORDS, "C"), said) is False
+    assert verdict(asking(TRUE_ONES, "A\nB\nC\nD"), said) is True
+    assert verdict(asking(TRUE_ONES, "A\nB"), said) is False
+
+
+@pytest.mark.parametrize("response, gold, expected", [
+    ("……\n\n综上所述，正确的结论是A、B和C。", "A\nB\nC", True),
+    ("……\n\n综上所述，正确的结论是A、B和C。", "B\nD", False),
+    ("……\n所以最终的答案为:\nA.人均GDP和女性平均受教育年限正相关。 <STEP5>\n"
+     "B.女性平均受教育年限和总和生育率负相关。 <STEP6>", "A\nB", True),
+    ("……\n所以最终的答案为:\nA.人均GDP和女性平均受教育年限正相关。\n"
+     "B.女性平均受教育年限和总和生育率负相关。", "A", False),
+    ("综上所述，正确的选项是A、B和D。", "B\nD", False),
+])
+def test_several_options_in_the_final_answer(response, gold, expected):
+    assert verdict(asking(TRUE_ONES, gold), response) is expected
+
+
+def test_options_judged_in_a_which_is_false_question():
+    """In "which is false" questions "D正确" may mean "D is true" or "D is the choice": the one
+    option judged unlike the others is chosen either way; two against two is read both ways:
+    wrong when neither reading is the reference, else undecided."""
+    text = "A:…，故A正确；\nB:…，故B正确；\nC:…，故C错误；\nD:…，故D正确．"
+    assert verdict(asking(NEGATIVE, "C"), text) is True
+    assert verdict(asking(NEGATIVE, "D"), text) is False
+    flipped = text.replace("C错误", "C正确").replace("D正确", "D错误")
+    assert verdict(asking(NEGATIVE, "D"), flipped) is True
+    two_two = text.replace("B正确", "B错误")
+    assert verdict(asking(NEGATIVE, "C"), two_two) is False      # chose A, D or B, C: not C
+    assert verdict(asking(NEGATIVE, "B\nC"), two_two) is None
+
+
+@pytest.mark.parametrize("response, expected", [
+    # another problem's solution: no option named in any way, the right one's words never used
+    ("设人数为x，则0.4/20=0.36/x，解得x=18．\n故答案为：18．", False),
+    # the right option's words, without its letter: may be its choice
+    ("由图可知，甲的成绩从高到低的前三个科目依次是地理、化学、历史，这一定不对。", None),
+    # a letter named as an option
+    ("我认为C选项的说法不对。", None),
+    ("所以应该是C。", None),
+])
+def test_a_response_that_never_names_the_right_option(response, expected):
+    assert verdict(asking(WORDS, "C"), response) is expected
+
+
+# -- issue 28: a leading word before the final value; a response cut off in a loop --------------
+
+@pytest.mark.parametrize("gold, response, expected", [
+    ("$$(-1,2)$$", "……\n答案：解集$$(-1,2)$$", True),
+    ("$$(-1,2)$$", "……\n答案：解集$$(-1,3)$$", False),
+    ("$$x>3$$", "答案 x>3", True),
+    ("$$\\frac{3}{5}$$", "所以概率为9/15=3/5。\n\n答案是：3/5。", True),
+])
+def test_words_before_the_final_value(gold, response, expected):
+    assert verdict(free(gold), response) is expected
+
+
+def test_a_response_cut_off_in_a_loop():
+    loop = "首先，" + "$$AB=DC$$\n\n" * 60
+    assert verdict(free("20°"), loop) is False
+    assert verdict(free("$$7$$"), "我们看第7行，" * 80) is None      # the loop writes the value
+    assert verdict(free("$$8\\sqrt{2}$$"), "BE = " + "√(4-E + 144) = " * 40) is None
+
+
+def test_values_of_a_part_stated_in_turn():
+    """A part with several values, stated one after another, the last statement stating one
+    of them; a distribution table in the reference is looked for number by number."""
+    gold = "(1)$$24$$\n(2)平均数为$$54$$；中位数为$$55$$"
+    text = ("(1) 人数为$$40\\times 0.6=24$$．\n(2) 平均数为$$54$$，设中位数为$$x$$，则$$0.35+(x-50)"
+            "\\times 0.03=0.5$$，解得：$$x=55$$．")
+    assert verdict(free(gold), text) is True
+    assert verdict(free(gold), text.replace("x=55", "x=56")) is None
+    table = ("(1)$$\\frac{1}{3}$$．\n(2)$$X$$的分布列为：\n$#| <br>$$X$$| <br>$$0$$| <br>$$1$$|\n"
+             "| - | - | - |\n| <br>$$P$$| <br>$$\\frac{2}{3}$$| <br>$$\\frac{1}{3}$$|\n#$\n$$EX=\\frac{1}{3}$$．")
+    said = ("(1) 概率为$$\\frac{1}{3}$$．\n(2) P(X=0)=\\frac{2}{3}，P(X=1)=\\frac{1}{3}，\n"
+            "所以$$EX=0\\times \\frac{2}{3}+1\\times \\frac{1}{3}=\\frac{1}{3}$$．")
+    assert verdict(free(table), said) is True
+    assert verdict(free(table), said.replace("\\frac{2}{3}", "\\frac{3}{4}")) is False
+
+
+@pytest.mark.parametrize("gold, response, expected", [
+    ("$$-3$$", "……\n故答案为：①②④．", False),             # statement numbers for a number
+    ("②③④", "……\n所以答案为68．", False),                 # a number for statement numbers
+    ("$$12$$", "……\n答案：射线OP是角AOB的平分线。", False),  # a marked answer with no number
+    ("$$12$$", "……\n答案：十二。", None),                  # a number in words: not wrong
+    ("$$1$$\n$$3$$\n$$-2$$", "……\n∴$$CG=3\\sqrt{2}+3$$．", False),   # concludes none of them
+    ("$$-0.5$$\n$$5$$\n$$8$$", "k=-0.5，b=5……\n∴解析式为$$y=\\frac{8}{x}$$．", None),  # not a number
+])
+def test_final_answers_that_cannot_be_the_reference(gold, response, expected):
+    assert verdict(free(gold), response) is expected
+
+
+def test_judged_records_in_the_authors_format(tmp_path):
+    """The measurement reads responses with the authors' judge's verdicts (their result
+    format) and splits them by problem id like the rest; a bad record names its row."""
+    import json
+
+    from mathprobe.tasks.errors import DataError
+
+    rows = [{"problem_id": "s_1", "question": QUESTION_DEMO, "answer": "C\n",
+             "model_response": "所以最终的答案是C.", "output_correct": "Yes"},
+            {"problem_id": "s_2", "question": "求$$x$$．", "answer": "$$2$$\n",
+             "model_response": "答案: 无法确定。", "output_correct": "No"}]
+    path = tmp_path / "eval_result.json"
+    path.write_text(json.dumps(rows, ensure_ascii=False), encoding="utf-8")
+    cases = _measure.judged_cases(_measure.authors_records(path), "authors")
+    assert [(c.answer_type, c.expected, c.split) for c in cases] == [
+        ("choice", True, _measure.split_of("s_1")), ("free_form", False, _measure.split_of("s_2"))]
+    outcomes = _measure.grade_all(lambda item, text: cmmath.grade("rules", item, text)[1], cases)
+    assert [o.agrees for o in outcomes] == [True, True]
+    rows[1]["output_correct"] = "maybe"
+    path.write_text(json.dumps(rows, ensure_ascii=False), encoding="utf-8")
+    with pytest.raises(DataError, match="row 2.*output_correct"):
+        _measure.authors_records(path)
+
+
+QUESTION_DEMO = "则下列说法正确的是（   ）\nA.$$1$$\nB.$$2$$\nC.$$3$$\nD.$$4$$\n"

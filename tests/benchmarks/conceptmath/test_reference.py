@@ -64,3 +64,36 @@ def test_reference_responses_reproduce_the_authors_figures(grade, data_dir, db):
     assert [(u["concept"], u["accuracy"]) for u in report["unmastered"]] == \
         [(c, a) for c, _, a in lowest]
     assert report["unmastered"][0]["accuracy"] == min(metric[c] for c, _, _ in level3)
+
+
+def test_what_the_authors_evaluation_writes_imports_too(data_dir, db, tmp_path):
+    """evaluation/main.py writes `{model}_{grade}_all.json`: JSON lines of its input rows plus
+    `iscorrect`, its grader's verdict (their published ones carry an older dataset's school
+    grades in `grade`, e.g. "[1, 2, 3, 4, 5, 6]", and `explanation: NaN`). The system comes from
+    the file name; `official` reproduces the authors' figures; `iscorrect` is grader
+    authors_iscorrect beside it."""
+    grade = "element_en"
+    ref = data_dir / "conceptmath" / "reference_llama3_70b"
+    expected = json.loads((ref / f"official_expected_{grade}.json").read_text())
+    rows = [json.loads(line) for line in (ref / f"{grade}.jsonl").read_text().splitlines()
+            if line.strip()]
+    path = tmp_path / f"Meta-Llama-3-70B-Instruction_{grade}_all.json"
+    with path.open("w", encoding="utf-8") as f:             # as their write_data does
+        for r in rows:
+            out = {**r, "explanation": float("nan"), "grade": "[1, 2, 3, 4, 5, 6]"}
+            f.write(json.dumps(out, ensure_ascii=False) + "\n")
+    mathprobe("import", "--benchmark", "conceptmath", str(path), "--run-id", "main-py",
+              "--db", str(db), "--data-dir", str(data_dir))
+    con = duckdb.connect(str(db), read_only=True)
+    try:
+        got = dict(con.execute("SELECT grader, accuracy FROM conceptmath_accuracy WHERE "
+                               "run_id = 'main-py'").fetchall())
+        (default,), = con.execute("SELECT params->>'carried_verdicts' FROM runs").fetchone(),
+    finally:
+        con.close()
+    assert got["official"] == expected["accuracy"]
+    assert got["authors_iscorrect"] == sum(r["iscorrect"] for r in rows) / len(rows)
+    assert json.loads(default) == ["authors_iscorrect"]
+    report = json.loads(mathprobe("report", "--run-id", "main-py", "--db", str(db),
+                                  "--json").stdout)
+    assert report["grader"] == "official"

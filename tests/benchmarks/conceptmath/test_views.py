@@ -125,16 +125,23 @@ def test_concept_accuracy_at_three_levels(hand_made):
 
 
 def test_unmastered_ranking(hand_made):
+    """The ranking (conceptmath_lowest, here of every concept), and the view of unmastered
+    concepts that leaves out those with fewer than 5 graded problems: all of these."""
     store, _, _ = hand_made
-    ranked = store.query("SELECT rank, concept, accuracy FROM conceptmath_unmastered "
+    ranked = store.query("SELECT rank, concept, accuracy FROM conceptmath_lowest(1) "
                          "WHERE run_id = 'hand' AND grader = 'official' AND level = 3 "
                          "ORDER BY rank")
     # 0.5 twice (n=2 each: by name), then 1.0 twice (n=1 each: by name).
     assert ranked == [(1, "A/a/x", 0.5), (2, "A/b/mode/mean", 0.5), (3, "A/a/y", 1.0),
                       (4, "B/c/w", 1.0)]
-    level2 = store.query("SELECT rank, concept FROM conceptmath_unmastered WHERE run_id = "
+    level2 = store.query("SELECT rank, concept FROM conceptmath_lowest(1) WHERE run_id = "
                          "'hand' AND grader = 'official' AND level = 2 ORDER BY rank")
     assert level2 == [(1, "A/b"), (2, "A/a"), (3, "B/c")]
+    assert store.query("SELECT conceptmath_unmastered_min_n()") == [(5,)]
+    assert store.query("SELECT count(*) FROM conceptmath_unmastered WHERE level > 1") == [(0,)]
+    # level 1's "A" has 5 problems: the one concept that may be called unmastered
+    assert store.query("SELECT concept, n, rank FROM conceptmath_unmastered "
+                       "WHERE grader = 'official'") == [("A", 5, 1)]
 
 
 def test_ties_go_to_the_concept_with_more_problems(tmp_path, db):
@@ -144,7 +151,7 @@ def test_ties_go_to_the_concept_with_more_problems(tmp_path, db):
     store = Store(db)
     runs.import_official(store, conceptmath.benchmark, root, results_file(
         tmp_path / "r.jsonl", root, {1: wrong(1), 2: wrong(2), 3: wrong(3)}), "t")
-    assert store.query("SELECT rank, concept FROM conceptmath_unmastered WHERE level = 3 AND "
+    assert store.query("SELECT rank, concept FROM conceptmath_lowest(1) WHERE level = 3 AND "
                        "grader = 'official' ORDER BY rank") == [(1, "A/a/big"), (2, "A/a/aaa")]
 
 
@@ -246,7 +253,8 @@ def test_table2_row_and_report(tmp_path, db):
     assert t2["average"] == pytest.approx((0.5 + 1 + 1 + 0 + 4) / 8)
     assert report["grader"] == "official" and "authors" in report["grader_note"]
     assert report["accuracy"]["overall"] == 1.0 and report["accuracy"]["n"] == 4
-    assert [u["rank"] for u in report["unmastered"]] == [1, 1, 1, 1]      # one leaf per system
+    assert report["unmastered"] == []         # one leaf per system, each of 1 or 2 problems
+    assert report["unmastered_min_n"] == 5
     assert report_conceptmath.figures(report)
     json.dumps(report, default=str)
     from rich.console import Console

@@ -54,6 +54,21 @@ def test_unknown_concept_and_bad_answer(tmp_path):
         wemath.load(root)
 
 
+def test_an_answer_not_among_the_options(tmp_path):
+    """A letter the row's options do not offer (E of A-D) could never be answered right: the
+    row is refused, naming it, not graded wrong for every model."""
+    root = make_wemath_dir(tmp_path, SPEC)
+    path = root / "wemath" / "testmini.json"
+    rows = json.loads(path.read_text())
+    rows[1]["answer"] = "E"
+    path.write_text(json.dumps(rows))
+    with pytest.raises(DataError) as err:
+        wemath.load(root)
+    assert (err.value.row, err.value.field, err.value.item) == (2, "answer", "2steps_1/2steps_2")
+    assert "answer 'E' is not among the options (A, B, C, D)" in str(err.value)
+    assert "testmini.json" in err.value.file
+
+
 def test_incomplete_problem(tmp_path):
     root = make_wemath_dir(tmp_path, SPEC)
     path = root / "wemath" / "testmini.json"
