@@ -70,8 +70,9 @@ def test_a_server_that_rate_limits_above_k_gets_k_and_every_answer(fake_openai, 
     assert api.peak_in_flight == 8
     busy = [n for n in seen if n][len(seen) // 5:]     # past the first rounds, while asking
     # settled near K (never above: a 429); what the server sees also lags by the client's own
-    # time per request, which on a loaded machine is a good part of the 100 ms
-    assert sum(busy) / len(busy) >= 0.6 * 8, busy
+    # time per request, which on a loaded machine is a good part of the 100 ms (4.6-4.7 of 8
+    # at load 20-25 on 2 cores; a window that fell to the floor would hold 1-2)
+    assert sum(busy) / len(busy) >= 0.5 * 8, busy
     assert 5 <= window.window <= 12                    # what it learned: about K
     assert window.held == 0 and activity.in_flight == 0 and not activity.waits
 
@@ -84,7 +85,9 @@ def test_a_server_that_takes_everything_gets_the_ceiling_and_never_more(fake_ope
     window = AdaptiveLimit(24)
     assert window.window == 16
     assert ask(600, window) == {"ok": 600}
-    assert api.peak_in_flight == 24 and window.window == 24
+    assert window.window == 24 and 16 < api.peak_in_flight <= 24
+    # (the server's own count can stay under the window on a loaded machine, where the client
+    # takes part of the 50 ms to start a request: 19 of 24 seen at load 25 on 2 cores)
 
 
 def test_requests_are_built_as_slots_free_up(fake_openai):
