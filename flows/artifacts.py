@@ -76,19 +76,25 @@ def key_mapping(run_id: str, db: str) -> str | None:
 
 
 class ProgressArtifact:
-    """A progress artifact of the questions asked, updated at most every `interval` seconds
-    from a thread of its own (answers arrive on the request loop, which must not wait on the
-    Prefect API)."""
+    """The run's progress artifact: the share of questions answered, and in its description
+    what the requests are doing now (in flight, rate-limited, waiting to retry: a run the
+    server holds back shows it there instead of a bar that stops). Created and updated at most
+    every `interval` seconds from a thread of its own, over one Prefect client for the run
+    (answers arrive on the request loop, which must not wait on the Prefect API, and neither
+    must the first request wait for the artifact)."""
 
     def __init__(self, run_id: str, db: str, total: int, interval: float = 1.0):
-        from prefect.artifacts import create_progress_artifact
+        from prefect.utilities.context import get_task_and_flow_run_ids
+
+        from mathprobe.tasks.runs import progress
 
         self.run_id, self.total, self.interval = run_id, total, interval
-        self.done = self.shown = 0
+        self.done = 0
+        self.shown: tuple[float, str] | None = None
+        self.id = None
         self.key = artifact_key("progress", run_id, db)
-        self.id = create_progress_artifact(
-            progress=100.0 if total == 0 else 0.0, key=self.key,
-            description=f"Questions of run {run_id} answered so far (of {total} to ask)")
+        self.activity = progress.activity(run_id)
+        self._flow_run_id = get_task_and_flow_run_ids()[1]
         self._stop = threading.Event()
         self._thread = threading.Thread(target=self._loop, name=f"progress-{run_id}", daemon=True)
         self._thread.start()
@@ -97,24 +103,46 @@ class ProgressArtifact:
         if event == "done" and run_id == self.run_id:
             self.done += 1
 
-    def _update(self) -> None:
-        from prefect.artifacts import update_progress_artifact
+    def description(self) -> str:
+        now = self.activity.line()
+        return (f"Questions of run {self.run_id} answered so far: {self.done} of {self.total}"
+                + (f" · {now}" if now and self.done < self.total else ""))
 
-        if self.done != self.shown and self.total:
-            self.shown = self.done
-            update_progress_artifact(self.id, progress=min(100.0, 100.0 * self.done / self.total))
+    def _update(self, client) -> None:
+        from prefect.client.schemas.actions import ArtifactCreate, ArtifactUpdate
+
+        shown = (100.0 if self.total == 0 else min(100.0, 100.0 * self.done / self.total),
+                 self.description())
+        if shown == self.shown:
+            return
+        if self.id is None:
+            self.id = client.create_artifact(ArtifactCreate(
+                type="progress", key=self.key, data=shown[0], description=shown[1],
+                flow_run_id=self._flow_run_id)).id
+        else:
+            client.update_artifact(self.id, ArtifactUpdate(data=shown[0], description=shown[1]))
+        self.shown = shown
 
     def _loop(self) -> None:
-        while not self._stop.wait(self.interval):
-            try:
-                self._update()
-            except Exception:                  # a hiccup of the API never stops the run
-                pass
+        from prefect.client.orchestration import get_client
+
+        try:
+            with get_client(sync_client=True) as client:
+                stop = False                     # (created at once, then updated)
+                while True:
+                    try:
+                        self._update(client)
+                    except Exception:            # a hiccup of the API never stops the run
+                        pass
+                    if stop:
+                        return
+                    stop = self._stop.wait(self.interval)
+        except Exception:                        # no client: the run goes on without it
+            pass
 
     def close(self) -> None:
         self._stop.set()
-        self._thread.join(timeout=5)
-        self._update()
+        self._thread.join(timeout=10)
 
 
 def html_path(db: str, run_id: str, html_report: str | None) -> Path | None:

@@ -23,9 +23,10 @@ from rich.text import Text
 
 from mathprobe.flows import (deploy_cli, export_cli, judge_audit_cli, judge_cli, probes_cli,
                             results_cli, server, triton_cli)
-from mathprobe.flows.cli_common import (DEBUG, MODELS_HELP, SETTINGS_HELP, Benchmark, DataDir,
-                                        DataPath, Db, RunId, emit, err, existing, importing,
-                                        invocation, load_flow, open_existing, progress_bar)
+from mathprobe.flows.cli_common import (DEBUG, MODELS_HELP, SETTINGS_HELP, Benchmark, Concurrency,
+                                        DataDir, DataPath, Db, RunId, emit, err, existing,
+                                        importing, invocation, load_flow, open_existing,
+                                        progress_bar)
 from mathprobe.flows.exits import EXIT_CODES, release_frames, run_exit_code
 from mathprobe.tasks.errors import Exit, MathprobeError
 
@@ -135,7 +136,7 @@ def run(
                                                  "N selects a superset.")] = None,
     setting: Annotated[Optional[str], typer.Option("--setting", help="Prompt setting; "
                                                    f"{SETTINGS_HELP}.")] = None,
-    concurrency: Annotated[int, typer.Option("--concurrency", help="Requests in flight.")] = 16,
+    concurrency: Concurrency = None,
     retry_failed: Annotated[bool, typer.Option("--retry-failed", help="Re-drive only the "
                                                "calls that failed (infra_failed).")] = False,
     max_cost: Annotated[Optional[float], typer.Option("--max-cost", help="Stop issuing "

@@ -49,6 +49,10 @@ Db = Annotated[str, typer.Option("--db", help="DuckDB file (created if absent), 
 DataPath = Annotated[Optional[str], typer.Option(
     "--data-path", help="Where a new DuckLake store keeps its Parquet files (a folder or an "
     "object store URL; default for ducklake:sqlite:FILE: FILE.files/).")]
+Concurrency = Annotated[Optional[int], typer.Option(
+    "--concurrency", help="Requests in flight at most: a ceiling, under which the run finds how "
+    "many the server takes (more while it answers, fewer on 429/503) (default: the provider's "
+    "cap, e.g. 256 for openai).")]
 RunId = Annotated[str, typer.Option("--run-id", help="Run id; reuse it to resume a run.")]
 Benchmark = Annotated[str, typer.Option("--benchmark", help=f"One of: {BENCHMARKS_HELP}.")]
 
@@ -132,22 +136,30 @@ def importing(*modules: str):
 
 @contextmanager
 def progress_bar():
-    """A rich progress bar on stderr, fed by the pipeline's progress events."""
-    from rich.progress import (BarColumn, MofNCompleteColumn, Progress, TextColumn,
-                               TimeElapsedColumn, TimeRemainingColumn)
+    """A rich progress bar on stderr, fed by the pipeline's progress events, with what the
+    requests are doing now beside it (in flight, rate-limited, waiting to retry: read from the
+    run's activity each time the bar is drawn, so a run the server holds back never looks
+    hung)."""
+    from rich.progress import (BarColumn, MofNCompleteColumn, Progress, ProgressColumn,
+                               TextColumn, TimeElapsedColumn, TimeRemainingColumn)
 
     from mathprobe.tasks.runs import progress as events
 
+    class Activity(ProgressColumn):
+        def render(self, task) -> Text:
+            return Text(events.activity(task.fields["run_id"]).line(), style="cyan")
+
     bar = Progress(TextColumn("{task.description}"), BarColumn(), MofNCompleteColumn(),
                    TextColumn("{task.fields[counts]}"), TimeElapsedColumn(),
-                   TimeRemainingColumn(), console=err, transient=False)
+                   TimeRemainingColumn(), Activity(), console=err, transient=False)
     tasks: dict[str, int] = {}
     counts: dict[str, dict[str, int]] = {}
 
     def listener(event: str, run_id: str, **data) -> None:
         if event == "start":
             counts[run_id] = {}
-            tasks[run_id] = bar.add_task(f"{run_id}", total=data["total"], counts="")
+            tasks[run_id] = bar.add_task(f"{run_id}", total=data["total"], counts="",
+                                         run_id=run_id)
         elif event == "done" and run_id in tasks:
             c = counts[run_id]
             c[data["status"]] = c.get(data["status"], 0) + 1

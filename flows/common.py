@@ -113,8 +113,10 @@ class LogProgress:
                                     if failed == self.MAX_FAILURES_LOGGED else "")
             done = sum(self.counts.values())
             if done % self.step == 0 or done == self.total:
-                self.logger.info("%d/%d asked: %s", done, self.total,
-                                 ", ".join(f"{v} {k}" for k, v in sorted(self.counts.items())))
+                now = progress.activity(self.run_id).line()
+                self.logger.info("%d/%d asked: %s%s", done, self.total,
+                                 ", ".join(f"{v} {k}" for k, v in sorted(self.counts.items())),
+                                 f" ({now})" if now else "")
 
     def __enter__(self) -> "LogProgress":
         progress.subscribe(self)

@@ -20,7 +20,7 @@ from mathprobe.tasks import registry, reports
 from mathprobe.tasks.backends import get_backend, parse_spec
 from mathprobe.tasks.errors import StoreWriteError
 from mathprobe.tasks.registry import resolve_data_dir
-from mathprobe.tasks.runs import (Budget, build_request, check_backend, grade_run, judging, prepare,
+from mathprobe.tasks.runs import (Budget, LazyRequests, check_backend, grade_run, judging, prepare,
                                   send)
 from mathprobe.tasks.runs import card, preflight, progress, runtime
 from mathprobe.tasks.runs.asking import check_writes
@@ -41,7 +41,7 @@ class RunConfig:
     db: str
     data_dir: str
     params: dict[str, Any]
-    concurrency: int
+    concurrency: int | None
     request_timeout: float | None = None
     triton_url: str | None = None
     max_cost: float | None = None
@@ -100,15 +100,16 @@ def prepare_task(cfg: RunConfig, limit: int | None, retry_failed: bool) -> list[
 
 
 @task(name="respond-shard", cache_policy=NO_CACHE)
-def respond_shard(cfg: RunConfig, item_ids: list[str], in_flight: int,
+def respond_shard(cfg: RunConfig, item_ids: list[str], in_flight: int | None,
                   max_cost: float | None) -> dict[str, int]:
     """Ask one shard's questions. The requests run on the process's shared event loop, under
-    the run's and the provider's semaphores, so shards together respect both caps."""
+    the run's adaptive window (at most `in_flight`) and the provider's cap, so shards together
+    respect both; each request is built as it is sent."""
     bench = registry.get(cfg.benchmark)
     store = open_store(cfg.db)
     by_id = bench.load(resolve_data_dir(cfg.data_dir)).by_id()
-    requests = [build_request(bench, by_id[i], cfg.model, cfg.setting, cfg.params)
-                for i in item_ids]
+    requests = LazyRequests(bench, [by_id[i] for i in item_ids], cfg.model, cfg.setting,
+                            cfg.params)
     budget = _BUDGETS.get(cfg.run_id) or Budget(max_cost, store.spent(cfg.run_id))
     counts = send(
         store, cfg.run_id, cfg.model,
@@ -159,7 +160,7 @@ def judge_task(cfg: RunConfig, judge: str, retry_failed: bool, in_flight: int) -
 def eval_flow(benchmark: BenchmarkParam, model: str = "baseline:random",
               setting: SettingParam = None, run_id: str | None = None,
               db: str = "mathprobe.duckdb", data_dir: str | None = None,
-              limit: int | None = None, concurrency: int = 16, retry_failed: bool = False,
+              limit: int | None = None, concurrency: int | None = None, retry_failed: bool = False,
               max_cost: float | None = None, temperature: float | None = None,
               max_tokens: int | None = None, request_timeout: float | None = None,
               triton_url: str | None = None, judge: str | None = None,
@@ -186,7 +187,9 @@ def eval_flow(benchmark: BenchmarkParam, model: str = "baseline:random",
             store, ducklake:sqlite:FILE or ducklake:postgres:dbname=... host=...
         data_dir: Folder holding one folder per benchmark (default: $MATHPROBE_DATA_DIR).
         limit: Evaluate about N questions (a seeded sample, whole WE-MATH problems; empty: all).
-        concurrency: Requests in flight at most.
+        concurrency: Requests in flight at most: a ceiling, under which the run finds how many
+            the server takes (more while it answers, fewer on 429/503; empty: the provider's
+            cap, e.g. 256 for openai).
         retry_failed: Re-ask only the calls that failed before (infra_failed).
         max_cost: Stop issuing requests once the run has cost this much (USD).
         temperature: Sampling temperature (empty: the paper's).

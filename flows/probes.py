@@ -26,8 +26,8 @@ from mathprobe.tasks.store import open_store, run_lease
 
 @task(name="probe", cache_policy=NO_CACHE)
 def probe_task(benchmark: str, probe: str, model: str, run_id: str, db: str, data_dir: str,
-               limit: int | None, concurrency: int, retry_failed: bool, triton_url: str | None,
-               request_timeout: float | None) -> dict[str, Any]:
+               limit: int | None, concurrency: int | None, retry_failed: bool,
+               triton_url: str | None, request_timeout: float | None) -> dict[str, Any]:
     """One probe run: its view's rows, its summary (answered, failed) and the first failure
     reasons (empty when the store could not be written: the flow says so)."""
     bench = registry.get(benchmark)
@@ -94,7 +94,7 @@ def _probe_family(family: str, methods: list[str] | None, model: str, benchmark:
 def contamination_flow(model: str, method: str = "both", benchmark: str | None = None,
                        run_id: str | None = None, db: str = "mathprobe.duckdb",
                        data_dir: str | None = None, limit: int | None = None,
-                       concurrency: int = 16, retry_failed: bool = False,
+                       concurrency: int | None = None, retry_failed: bool = False,
                        triton_url: str | None = None,
                        request_timeout: float | None = None) -> dict[str, Any]:
     """Contamination probes: `rouge`, `mink` or `both`; one run per method (`run_id` is the
@@ -109,7 +109,8 @@ def contamination_flow(model: str, method: str = "both", benchmark: str | None =
 @fail_cleanly
 def classify_flow(model: str, benchmark: str | None = None, run_id: str | None = None,
                   db: str = "mathprobe.duckdb", data_dir: str | None = None,
-                  limit: int | None = None, concurrency: int = 16, retry_failed: bool = False,
+                  limit: int | None = None, concurrency: int | None = None,
+                  retry_failed: bool = False,
                   triton_url: str | None = None,
                   request_timeout: float | None = None) -> dict[str, Any]:
     """Concept classification: MRR and top-1 of the true concept, per system."""

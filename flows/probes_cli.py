@@ -10,8 +10,8 @@ import typer
 from rich.console import Console
 from rich.text import Text
 
-from mathprobe.flows.cli_common import (BENCHMARKS_HELP, MODELS_HELP, DataDir, Db, err, load_flow,
-                                        progress_bar)
+from mathprobe.flows.cli_common import (BENCHMARKS_HELP, MODELS_HELP, Concurrency, DataDir, Db, err,
+                                        load_flow, progress_bar)
 from mathprobe.tasks.errors import Exit
 
 
@@ -20,7 +20,6 @@ Limit = Annotated[Optional[int], typer.Option("--limit", help="About N questions
                                               "stratified sample over the benchmark's strata "
                                               "(ConceptMath: system and concept).")]
 OptionalRunId = Annotated[Optional[str], typer.Option("--run-id")]
-Concurrency = Annotated[int, typer.Option("--concurrency", help="Requests in flight.")]
 RetryFailed = Annotated[bool, typer.Option("--retry-failed", help="Re-drive only the calls "
                                            "that failed.")]
 TritonUrl = Annotated[Optional[str], typer.Option("--triton-url", help="HOST:PORT of the Triton "
@@ -38,7 +37,7 @@ def contamination(
     run_id: OptionalRunId = None,
     data_dir: DataDir = None,
     limit: Limit = None,
-    concurrency: Concurrency = 16,
+    concurrency: Concurrency = None,
     retry_failed: RetryFailed = False,
     triton_url: TritonUrl = None,
     benchmark: ProbeBenchmark = None,
@@ -57,7 +56,7 @@ def classify(
     run_id: OptionalRunId = None,
     data_dir: DataDir = None,
     limit: Limit = None,
-    concurrency: Concurrency = 16,
+    concurrency: Concurrency = None,
     retry_failed: RetryFailed = False,
     triton_url: TritonUrl = None,
     benchmark: ProbeBenchmark = None,

@@ -119,7 +119,7 @@ def sweep_flow(models: list[str] | None = None, benchmarks: list[str] | None = N
                settings: list[str] | None = None, grid: str | None = None,
                sweep_id: str = "sweep", db: str = "ducklake:sqlite:mathprobe-lake.sqlite",
                data_path: str | None = None, data_dir: str | None = None,
-               limit: int | None = None, concurrency: int = 16,
+               limit: int | None = None, concurrency: int | None = None,
                params: dict[str, Any] | None = None, poll_s: float = 2.0) -> dict[str, str]:
     """Run every cell of the grid as an `eval/full` child run and wait for all of them.
 

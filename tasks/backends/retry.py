@@ -4,6 +4,11 @@ Only failures that can succeed later are retried: 429, 408/409, 5xx, timeouts, d
 connections and malformed bodies. The server's `retry-after-ms` / `Retry-After` is honoured;
 otherwise the wait is exponential with full jitter. A call that still fails comes back as an
 `infra_failed` Completion carrying the reason, never as an exception and never as an answer.
+
+Whoever sends the request may watch its attempts (`watching`): told of each answer and each
+retryable failure, and asked to do the wait before the next attempt. The run's adaptive window
+(tasks/runs/adaptive_limit.py) learns from that how many requests the server takes, and gives
+the request's slot back while it waits.
 """
 from __future__ import annotations
 
@@ -15,9 +20,10 @@ import socket
 import ssl
 import time
 from collections.abc import Awaitable, Callable
+from contextvars import ContextVar
 from dataclasses import dataclass
 from types import ModuleType
-from typing import Any
+from typing import Any, Protocol
 
 from tenacity import (AsyncRetrying, RetryCallState, retry_if_exception_type, stop_after_attempt,
                       stop_after_delay, wait_random_exponential)
@@ -26,6 +32,7 @@ from mathprobe.tasks.items import Completion
 from mathprobe.tasks.backends.secrets import redact
 
 RETRYABLE_STATUS = frozenset({408, 409, 425, 429, 500, 502, 503, 504, 529})
+OVERLOAD_STATUS = frozenset({429, 503, 529})   # "too many requests": send fewer
 
 
 @dataclass(frozen=True)
@@ -52,11 +59,26 @@ class RetryPolicy:
 
 
 class TransientError(Exception):
-    """A failure worth retrying; `retry_after` is the server's hint in seconds."""
+    """A failure worth retrying; `retry_after` is the server's hint in seconds; `overloaded`:
+    the server said it has too many requests (429, 503, 529; Triton's RESOURCE_EXHAUSTED)."""
 
-    def __init__(self, message: str, retry_after: float | None = None):
+    def __init__(self, message: str, retry_after: float | None = None, overloaded: bool = False):
         super().__init__(message)
         self.retry_after = retry_after
+        self.overloaded = overloaded
+
+
+class Attempts(Protocol):
+    """Watches one request's attempts (see the module's docstring)."""
+
+    def answered(self) -> None: ...
+
+    def failed(self, exc: TransientError) -> None: ...
+
+    async def wait(self, seconds: float) -> None: ...
+
+
+watching: ContextVar[Attempts | None] = ContextVar("mathprobe_attempts", default=None)
 
 
 class PermanentError(Exception):
@@ -162,7 +184,8 @@ def classify_sdk_error(sdk: ModuleType, exc: BaseException) -> Exception:
         status = exc.status_code
         message = f"HTTP {status}: {exc.message}"
         if status in RETRYABLE_STATUS:
-            return TransientError(message, retry_after_s(exc.response.headers))
+            return TransientError(message, retry_after_s(exc.response.headers),
+                                  overloaded=status in OVERLOAD_STATUS)
         return PermanentError(message)
     if isinstance(exc, (sdk.APIResponseValidationError, json.JSONDecodeError, KeyError, IndexError,
                         TypeError, ValueError, AttributeError)):
@@ -199,16 +222,26 @@ def _wait(policy: RetryPolicy) -> Callable[[RetryCallState], float]:
 
 async def call_with_retries(attempt: Callable[[], Awaitable[Completion]],
                             policy: RetryPolicy) -> Completion:
-    """Run `attempt` (which raises Transient/PermanentError) until it succeeds or gives up."""
+    """Run `attempt` (which raises Transient/PermanentError) until it succeeds or gives up,
+    telling the request's watcher (`watching`), if any, of each attempt."""
     tries = 0
     started = time.perf_counter()
+    watcher = watching.get()
     try:
         async for state in AsyncRetrying(
                 stop=stop_after_attempt(policy.max_attempts) | stop_after_delay(policy.max_total_s),
-                wait=_wait(policy), retry=retry_if_exception_type(TransientError), reraise=True):
+                wait=_wait(policy), retry=retry_if_exception_type(TransientError), reraise=True,
+                **({"sleep": watcher.wait} if watcher is not None else {})):
             with state:
                 tries += 1
-                completion = await attempt()
+                try:
+                    completion = await attempt()
+                except TransientError as exc:
+                    if watcher is not None:
+                        watcher.failed(exc)
+                    raise
+                if watcher is not None:
+                    watcher.answered()
     except (TransientError, PermanentError) as exc:
         kind = "gave up" if isinstance(exc, TransientError) else "not retryable"
         return Completion(text=None, status="infra_failed", attempts=tries,

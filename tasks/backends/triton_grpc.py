@@ -36,7 +36,7 @@ def _classify(exc: Exception) -> Exception:
         if said:
             message = f"{said}: {message}"
         if any(code in status for code in RETRYABLE):
-            return TransientError(message)
+            return TransientError(message, overloaded="RESOURCE_EXHAUSTED" in status)
         return PermanentError(message)
     if isinstance(exc, (KeyError, IndexError, ValueError, TypeError)):
         return TransientError(f"malformed triton response: {type(exc).__name__}: {exc}")

@@ -2,11 +2,11 @@
 orchestrated: load (`loading`), ask (`asking`), grade (`grading`), import results made
 elsewhere (`importing`), the judge stage (`judging`) and probe runs (`probing`). Flows call them
 from Prefect tasks; `mathprobe import` calls the same ones directly."""
-from mathprobe.tasks.runs.asking import (Budget, build_request, check_backend, read_image, respond,
-                                         send)
+from mathprobe.tasks.runs.asking import (Budget, LazyRequests, build_request, check_backend,
+                                         read_image, respond, send)
 from mathprobe.tasks.runs.grading import grade_run
 from mathprobe.tasks.runs.importing import import_official, import_results
 from mathprobe.tasks.runs.loading import prepare
 
-__all__ = ["Budget", "build_request", "check_backend", "grade_run", "import_official", "import_results", "prepare", "read_image",
-           "respond", "send"]
+__all__ = ["Budget", "LazyRequests", "build_request", "check_backend", "grade_run",
+           "import_official", "import_results", "prepare", "read_image", "respond", "send"]

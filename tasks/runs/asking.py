@@ -1,26 +1,32 @@
 """Asking a model: the request of an item, and sending a run's requests on the process's shared
-event loop, bounded per run and per provider, answers handed to the store's single writer in
-batches (so an interrupted run loses at most its last second of answers). When the writer
-fails (a full disk), no new request is sent; the answers in flight are spooled by the writer
-and `check_writes` turns the failure into one line for the user."""
+event loop, bounded per run (an adaptive window under the run's --concurrency:
+tasks/runs/adaptive_limit.py) and per provider, answers handed to the store's single writer in
+batches (so an interrupted run loses at most its last second of answers). Requests are built
+as they are sent (`LazyRequests`), so the first goes out at once and memory holds only the
+images of requests in flight. When the writer fails (a full disk), no new request is sent; the
+answers in flight are spooled by the writer and `check_writes` turns the failure into one line
+for the user."""
 from __future__ import annotations
 
 import asyncio
 import concurrent.futures
 import contextlib
-import functools
 import threading
 import time
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterable, Iterator, Sequence, Sized
 from concurrent.futures import Future
 from pathlib import Path
 from typing import Any
 
 from mathprobe.tasks.backends import Backend, get_backend, prices
+from mathprobe.tasks.backends.retry import watching
 from mathprobe.tasks.contract import Benchmark
 from mathprobe.tasks.errors import StoreWriteError
 from mathprobe.tasks.items import Chat, Completion, Item, Request
 from mathprobe.tasks.runs import runtime
+from mathprobe.tasks.runs.adaptive_limit import AdaptiveLimit
+from mathprobe.tasks.runs.progress import Activity
+from mathprobe.tasks.runs.request_slots import RequestSlots
 from mathprobe.tasks.store import Store, spool
 
 ResponseRow = tuple[str, str, Completion]    # item_id, request_hash, completion
@@ -30,9 +36,10 @@ ResponseRow = tuple[str, str, Completion]    # item_id, request_hash, completion
 FLUSH_S = 0.25
 
 
-@functools.lru_cache(maxsize=4096)
 def read_image(path: str) -> bytes:
-    """Image bytes, read once per process (WE-MATH testmini's images total about 45 MB)."""
+    """Image bytes, read when the request that sends them is built. Not cached: each WE-MATH
+    item has an image of its own (1,740 images, 42 MB), and a request's image is released
+    once it is answered."""
     return Path(path).read_bytes()
 
 
@@ -48,6 +55,23 @@ def build_request(bench: Benchmark, item: Item, model: str, setting: str,
     return Request(item_id=item.item_id, model=model, prompt=prompt, params=params,
                    image=read_image(path) if path else None, choices=item.choices, turns=turns,
                    chance=bench.chance_answer(item, setting))
+
+
+class LazyRequests:
+    """The requests of `items`, each built (its prompt made, its image read) only as it is
+    about to be sent; a sized iterable, as `respond` takes."""
+
+    def __init__(self, bench: Benchmark, items: Sequence[Item], model: str, setting: str,
+                 params: dict[str, Any]):
+        self.bench, self.items, self.model, self.setting, self.params = (
+            bench, items, model, setting, params)
+
+    def __len__(self) -> int:
+        return len(self.items)
+
+    def __iter__(self) -> Iterator[Request]:
+        for item in self.items:
+            yield build_request(self.bench, item, self.model, self.setting, self.params)
 
 
 def check_backend(spec: str) -> None:
@@ -72,44 +96,40 @@ class Budget:
         return self.max_cost is not None and self.spent >= self.max_cost
 
 
-async def respond(backend: Backend, requests: Sequence[Request],
+async def respond(backend: Backend, requests: Iterable[Request],
                   submit: Callable[[list[ResponseRow]], Future], *,
-                  concurrency: int | None = None, limits: Sequence[asyncio.Semaphore] = (),
+                  concurrency: int | None = None, limits: Sequence[Any] = (),
+                  window: AdaptiveLimit | None = None, activity: Activity | None = None,
                   budget: Budget | None = None, batch_size: int = 64, flush_s: float = FLUSH_S,
                   on_done: Callable[[str, Completion], Any] | None = None,
                   halt: threading.Event | None = None) -> dict[str, int]:
-    """Send requests, each holding every semaphore of `limits` (shared with other shards: the
-    run's and the provider's cap) or, without them, at most `concurrency` in flight; hand
+    """Send requests, each attempt holding a slot of `window` (the run's adaptive limit) and
+    of every limit in `limits` (shared with other shards: the provider's cap, its global
+    limit); without a window, at most `concurrency` in flight, or as `limits` allow. Hand
     results to the writer in batches.
 
-    Batches go out every `batch_size` results or `flush_s` seconds, whichever comes first (a
-    timer, not the next answer, decides the latter), so an interrupted run loses at most the
-    answers of the last second. Returns counts by status, plus
-    `not_asked` for requests held back because the budget ran out or `halt` was set (the
-    writer failed). Returns once every batch is committed (or spooled).
+    A request is built (`requests` may be lazy, e.g. `LazyRequests`) only when a slot is free
+    for it, so the first one goes out at once and an image is held only while its request
+    runs. Batches go out every `batch_size` results or `flush_s` seconds, whichever comes first
+    (a timer, not the next answer, decides the latter), so an interrupted run loses at most the
+    answers of the last second. Returns counts by status, plus `not_asked` for requests held
+    back because the budget ran out or `halt` was set (the writer failed). Returns once every
+    batch is committed (or spooled).
     """
-    sems = list(limits) or [asyncio.Semaphore(max(1, concurrency or 1))]
+    total = len(requests) if isinstance(requests, Sized) else None
+    if window is None:
+        window = AdaptiveLimit.fixed((total or 1 << 20) if limits else (concurrency or 1))
+    activity = activity if activity is not None else Activity()
     counts: dict[str, int] = {}
     buffer: list[ResponseRow] = []
     commits: list[Future] = []
     last_flush = time.monotonic()
+    running: set[asyncio.Task] = set()
+    reserved: set[RequestSlots] = set()      # slots of requests started (given back at the end)
+    failures: list[BaseException] = []
 
-    async def one(req: Request) -> tuple[Request, Completion | None]:
-        async with contextlib.AsyncExitStack() as held:
-            for sem in sems:                     # always in the same order: no deadlock
-                await held.enter_async_context(sem)
-            if (budget is not None and budget.exhausted) or (halt is not None and halt.is_set()):
-                return req, None
-            started = time.perf_counter()
-            completion = await backend.complete(req)
-            if completion.latency_s is None:
-                completion.latency_s = time.perf_counter() - started
-            if completion.cost_usd is None:
-                completion.cost_usd = prices.cost(backend.kind, backend.model,
-                                                  completion.input_tokens, completion.output_tokens)
-            if budget is not None:
-                budget.add(completion.cost_usd)
-            return req, completion
+    def held_back() -> bool:
+        return (budget is not None and budget.exhausted) or (halt is not None and halt.is_set())
 
     def flush() -> None:
         nonlocal buffer, last_flush
@@ -118,31 +138,78 @@ async def respond(backend: Backend, requests: Sequence[Request],
             buffer = []
         last_flush = time.monotonic()
 
+    def record(req: Request, completion: Completion | None) -> None:
+        if completion is None:
+            counts["not_asked"] = counts.get("not_asked", 0) + 1
+            return
+        counts[completion.status] = counts.get(completion.status, 0) + 1
+        buffer.append((req.item_id, req.request_hash, completion))
+        if on_done is not None:
+            on_done(req.item_id, completion)
+        if len(buffer) >= batch_size or time.monotonic() - last_flush >= flush_s:
+            flush()
+
+    async def one(req: Request, slots: RequestSlots) -> None:
+        watching.set(slots)                  # this task's attempts: told to its slots
+        completion = None
+        try:
+            await slots.take()
+            if not held_back():
+                started = time.perf_counter()
+                completion = await backend.complete(req)
+                if completion.latency_s is None:
+                    completion.latency_s = time.perf_counter() - started
+                if completion.cost_usd is None:
+                    completion.cost_usd = prices.cost(backend.kind, backend.model,
+                                                      completion.input_tokens,
+                                                      completion.output_tokens)
+                if budget is not None:
+                    budget.add(completion.cost_usd)
+        finally:
+            await slots.give_back()
+            reserved.discard(slots)
+        record(req, completion)
+
+    def ended(task: asyncio.Task) -> None:
+        running.discard(task)
+        if not task.cancelled() and task.exception() is not None:
+            failures.append(task.exception())
+
     async def every_flush_s() -> None:
         while True:
             await asyncio.sleep(flush_s)
             if time.monotonic() - last_flush >= flush_s:
                 flush()
 
-    pending = [asyncio.ensure_future(one(r)) for r in requests]
+    sent = 0
     ticker = asyncio.ensure_future(every_flush_s())
     try:
-        for next_done in asyncio.as_completed(pending):
-            req, completion = await next_done
-            if completion is None:
-                counts["not_asked"] = counts.get("not_asked", 0) + 1
-                continue
-            counts[completion.status] = counts.get(completion.status, 0) + 1
-            buffer.append((req.item_id, req.request_hash, completion))
-            if on_done is not None:
-                on_done(req.item_id, completion)
-            if len(buffer) >= batch_size or time.monotonic() - last_flush >= flush_s:
-                flush()
+        with window.sending() as sender:
+            for req in requests:           # built now, as its slot is about to be free
+                slots = RequestSlots(window, limits, activity, sender)
+                reserved.add(slots)
+                await slots.reserve()
+                if failures:
+                    raise failures[0]
+                if held_back():            # nothing more is asked: count the rest
+                    rest = total - sent if total is not None else 1 + sum(1 for _ in requests)
+                    counts["not_asked"] = counts.get("not_asked", 0) + rest
+                    break
+                sent += 1
+                task = asyncio.ensure_future(one(req, slots))
+                running.add(task)
+                task.add_done_callback(ended)
+        while running:
+            await asyncio.wait(set(running))
+            if failures:
+                raise failures[0]
     finally:        # cancelled or failed: the requests not done would be answered to no one
         ticker.cancel()
-        for task in pending:
+        for task in list(running):
             task.cancel()
-        await asyncio.gather(*pending, return_exceptions=True)   # ended before a client closes
+        await asyncio.gather(*running, return_exceptions=True)  # ended before a client closes
+        for slots in list(reserved):         # (a request cancelled before it began)
+            await slots.give_back()
         flush()     # the answers already back are stored, also when the run is interrupted
     for fut in commits:
         await asyncio.wrap_future(fut)
@@ -150,31 +217,35 @@ async def respond(backend: Backend, requests: Sequence[Request],
 
 
 def send(store: Store, run_id: str, spec: str, make_backend: Callable[[], Backend],
-         requests: Sequence[Request], *, in_flight: int, close: bool = True,
-         budget: Budget | None = None,
+         requests: Sequence[Request] | LazyRequests, *, in_flight: int | None = None,
+         close: bool = True, budget: Budget | None = None,
          on_done: Callable[[str, Completion], Any] | None = None) -> dict[str, int]:
     """Send a run's requests from any thread: on the process's shared event loop, under the
-    run's cap (`in_flight`) and the provider's, answers stored by the store's single writer.
+    run's adaptive window (at most `in_flight`, default the provider's cap; shared by the
+    run's shards) and the provider's cap, answers stored by the store's single writer.
     `make_backend` runs on that loop; `close` closes the backend afterwards."""
     from mathprobe.tasks.backends import parse_spec, provider_limit
+    from mathprobe.tasks.runs import progress
     from mathprobe.tasks.runs.limits import global_slot
 
     kind, _ = parse_spec(spec)
+    cap = provider_limit(spec)
     spool.check_room(store)          # answers that could be kept nowhere: ask nothing
     writer = store.writer()
+    activity = progress.activity(run_id)
 
     async def go() -> dict[str, int]:
         backend = make_backend()
-        limits = [runtime.semaphore("run", run_id, in_flight),
-                  runtime.semaphore("provider", kind, provider_limit(spec))]
+        window = activity.window = runtime.window(run_id, min(in_flight or cap, cap))
+        limits = [runtime.semaphore("provider", kind, cap)]
         shared = await global_slot(kind)        # the provider's cap across all workers
         if shared is not None:
             limits.append(shared)
         try:
             async with shared.batch() if shared is not None else contextlib.nullcontext():
                 return await respond(backend, requests, lambda rows: writer.submit(run_id, rows),
-                                     limits=limits, budget=budget, on_done=on_done,
-                                     halt=writer.halt)
+                                     window=window, limits=limits, activity=activity,
+                                     budget=budget, on_done=on_done, halt=writer.halt)
         finally:
             if close:
                 await backend.aclose()
@@ -185,6 +256,8 @@ def send(store: Store, run_id: str, spec: str, make_backend: Callable[[], Backen
         # the run was interrupted (runtime.cancel_group): what came back is stored, the rest
         # is asked when the same command runs again; nothing to report but that
         return {"interrupted": len(requests)}
+    finally:
+        runtime.give_back_memory()         # the requests' images and bodies, now freed
 
 
 def check_writes(store: Store) -> None:

@@ -32,7 +32,7 @@ def _check_backend(probe: Probe, model: str, kind: str, triton_url: str | None,
 
 
 def run_probe(store: Store, bench: Benchmark, probe: Probe, *, model: str, run_id: str,
-              data_dir: Path, limit: int | None, concurrency: int, retry_failed: bool,
+              data_dir: Path, limit: int | None, concurrency: int | None, retry_failed: bool,
               triton_url: str | None = None, request_timeout: float | None = None,
               flow_run_id: str | None = None
               ) -> tuple[dict[str, int], list[dict[str, Any]]]:

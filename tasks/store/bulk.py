@@ -16,6 +16,20 @@ def unnest(columns: dict[str, tuple[str, list]]) -> tuple[str, dict[str, list]]:
     return select, {name: values for name, (_, values) in columns.items()}
 
 
+def unnest_strings(columns: dict[str, list[str | None]], param: str = "rows"
+                   ) -> tuple[str, dict[str, str]]:
+    """Like `unnest` for text columns, bound as ONE parameter (a JSON document of the columns)
+    that DuckDB takes apart: duckdb converts a Python list parameter element by element
+    (~10 us each: 0.15 s a statement for WE-MATH's 1,740 items of 8 columns, paid before a
+    run's first request); one string binds at once. -> (a SELECT over the rows, its params)."""
+    import json
+
+    shape = json.dumps({name: ["VARCHAR"] for name in columns}).replace("'", "''")
+    select = (f"SELECT {', '.join(f'unnest(d.{name}) AS {name}' for name in columns)} "
+              f"FROM (SELECT from_json(${param}::JSON, '{shape}') AS d)")
+    return select, {param: json.dumps(columns, ensure_ascii=False)}
+
+
 def replace_keyed(con: duckdb.DuckDBPyConnection, table: str, key: Sequence[str], select: str,
                   params: Any) -> None:
     """Insert the rows of `select` (all of `table`'s columns, in order), first deleting the rows

@@ -10,27 +10,36 @@ import duckdb
 
 from mathprobe.tasks.items import Item
 from mathprobe.tasks.store import run_data
-from mathprobe.tasks.store.bulk import replace_keyed, unnest
+from mathprobe.tasks.store.bulk import replace_keyed, unnest, unnest_strings
+
+
+UPSERT_CHUNK = 256
 
 
 class ItemsTable:
     """Mixed into `Store` (which gives `write` and `query`)."""
 
     def upsert_items(self, items: Sequence[Item]) -> None:
-        select, params = unnest({
-            "benchmark": ("VARCHAR", [i.benchmark for i in items]),
-            "item_id": ("VARCHAR", [i.item_id for i in items]),
-            "group_id": ("VARCHAR", [i.group_id for i in items]),
-            "part": ("VARCHAR", [i.part for i in items]),
-            "concept": ("VARCHAR", [i.concept for i in items]),
-            "question": ("VARCHAR", [i.question for i in items]),
-            "gold": ("VARCHAR", [i.gold for i in items]),
-            "payload": ("VARCHAR", [json.dumps(i.payload, ensure_ascii=False) for i in items]),
-        })
+        """Store `items` (replacing those with the same ids), UPSERT_CHUNK at a time in one
+        transaction, each chunk bound as one JSON document (`unnest_strings`): all 1,740
+        WE-MATH items in one statement of list parameters took 0.4-1 s, before a new store's
+        first request, and raised a run's peak memory by 26 MB."""
         def work(con: duckdb.DuckDBPyConnection) -> None:
-            replace_keyed(con, "items", ("benchmark", "item_id"),
-                          f"SELECT * REPLACE (payload::JSON AS payload) FROM (SELECT {select})",
-                          params)
+            for start in range(0, len(items), UPSERT_CHUNK):
+                chunk = items[start:start + UPSERT_CHUNK]
+                select, params = unnest_strings({
+                    "benchmark": [i.benchmark for i in chunk],
+                    "item_id": [i.item_id for i in chunk],
+                    "group_id": [i.group_id for i in chunk],
+                    "part": [i.part for i in chunk],
+                    "concept": [i.concept for i in chunk],
+                    "question": [i.question for i in chunk],
+                    "gold": [i.gold for i in chunk],
+                    "payload": [json.dumps(i.payload, ensure_ascii=False) for i in chunk],
+                })
+                replace_keyed(con, "items", ("benchmark", "item_id"),
+                              f"SELECT * REPLACE (payload::JSON AS payload) FROM ({select})",
+                              params)
             for benchmark in sorted({i.benchmark for i in items}):   # figures of other items
                 run_data.invalidate(con, benchmark)
         self.write(work)

@@ -18,8 +18,12 @@ two requests whose prompt contains that text fail that way; later ones succeed. 
   drop     closes the connection without answering
   refuse   a refusal (OpenAI `refusal`, Anthropic stop_reason 'refusal')
 `always={"text": "503"}` fails every request containing the text.
+`max_in_flight=K` answers 429 (with `Retry-After: <retry_after>`, at once) to a request that
+arrives while K others are being answered, as a provider's concurrency cap does; `rejected`
+counts them.
 
 Run standalone for benchmarks: python -m tests.support.fake_api --port 0 --latency 0.05
+[--max-in-flight K --retry-after S]
 """
 from __future__ import annotations
 
@@ -48,6 +52,8 @@ class FakeAPI:
     served: int = 0
     in_flight: int = 0            # requests being answered now, and the most there ever were
     peak_in_flight: int = 0
+    max_in_flight: int | None = None   # more at once are answered 429
+    rejected: int = 0
     port: int = 0
 
     def __post_init__(self):
@@ -120,8 +126,19 @@ class FakeAPI:
     async def _respond(self, method: str, path: str, headers: dict, body: bytes,
                        writer: asyncio.StreamWriter) -> bool:
         with self._lock:
-            self.in_flight += 1
-            self.peak_in_flight = max(self.peak_in_flight, self.in_flight)
+            if self.max_in_flight is not None and self.in_flight >= self.max_in_flight:
+                self.rejected += 1
+                self.served += 1
+                over = True
+            else:
+                over = False
+                self.in_flight += 1
+                self.peak_in_flight = max(self.peak_in_flight, self.in_flight)
+        if over:
+            anthropic = path.rstrip("/").endswith("/messages")
+            return await self._send(writer, 429, _error(anthropic, "rate_limit_error",
+                                                        "too many requests in flight"),
+                                    {"retry-after": f"{self.retry_after}"})
         try:
             return await self._answer(method, path, headers, body, writer)
         finally:
@@ -283,8 +300,11 @@ def main() -> None:
     ap = argparse.ArgumentParser()
     ap.add_argument("--port", type=int, default=0)
     ap.add_argument("--latency", type=float, default=0.05)
+    ap.add_argument("--max-in-flight", type=int, default=None)
+    ap.add_argument("--retry-after", type=float, default=0.05)
     args = ap.parse_args()
-    api = FakeAPI(latency=args.latency, record=False, port=args.port).start()
+    api = FakeAPI(latency=args.latency, record=False, port=args.port,
+                  max_in_flight=args.max_in_flight, retry_after=args.retry_after).start()
     print(api.port, flush=True)
     try:
         threading.Event().wait()

@@ -164,7 +164,8 @@ AUDIT_RUN = "judge-audit"
 
 
 def run_judge_audit(store: Store, judge: str, audit_id: str, *, spec: Any,
-                    data_dir: str | Path = "", concurrency: int = 16, limit: int | None = None,
+                    data_dir: str | Path = "", concurrency: int | None = None,
+                    limit: int | None = None,
                     timeout_s: float | None = None,
                     triton_url: str | None = None) -> list[dict[str, Any]]:
     """Ask `judge` (a --judge value: BACKEND:NAME, options after '#') about the sample's
