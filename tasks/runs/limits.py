@@ -79,8 +79,8 @@ class GlobalSlots:
     leases slots (one lease per slot, renewed in the background) and lends them: a request takes
     an idle leased slot; else asks the server for one more (without waiting when the process
     already holds some, waiting when it holds none); else waits for a lent one to come back.
-    The process never holds more slots than it has requests in flight, so the limit's total over
-    all workers holds as before.
+    The process never holds more slots than it has requests in flight, so the limit holds over
+    all workers together.
 
     Slots go back to the server when the last batch of requests of this process ends (`batch`,
     on every exit path, which ends once they are back; a request cancelled while asking hands
