@@ -17,6 +17,7 @@ from rich.text import Text
 
 from mathprobe.flows import server
 from mathprobe.flows.exits import quiet_user_error_tracebacks
+from mathprobe.tasks.backends import registry as backends
 from mathprobe.tasks.errors import MathprobeError
 
 err = Console(stderr=True)
@@ -37,8 +38,7 @@ def _choices() -> tuple[str, str]:
 
 
 BENCHMARKS_HELP, SETTINGS_HELP = _choices()
-MODELS_HELP = ("BACKEND:NAME, one of: baseline:random (offline chance baseline), openai:MODEL, "
-               "anthropic:MODEL, triton:MODEL, replay:FILE")
+MODELS_HELP = backends.models_help()
 
 
 DataDir = Annotated[Optional[Path], typer.Option(

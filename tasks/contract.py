@@ -119,8 +119,8 @@ class Report(Protocol):
         """Rich renderables (tables, notes) of `build`'s result, laid out for `width` columns."""
 
     def figures(self, report: dict[str, Any]) -> list[tuple[str, str]]:
-        """(figure, value) pairs of `build`'s result, a flat list (`tasks.reports.artifact_rows`;
-        the eval flow's Prefect artifact is now Markdown from the `Comparison`)."""
+        """(figure, value) pairs of `build`'s result, a flat list: one row of the sweep's table
+        per run (`tasks.reports.sweep`)."""
 
 
 @dataclass(frozen=True)
@@ -382,7 +382,7 @@ class Benchmark(ABC):
         """The prompt of `item` under `setting` (a setting it does not know: ValueError): a
         string (one user turn), or a `Chat` (prior user / assistant turns, then the final user
         turn). Chat backends send a chat's turns as messages; backends that take one text get
-        them flattened (`tasks.backends.flatten`)."""
+        them flattened (`tasks.backends.transcript.flatten`)."""
 
     def request_image(self, item: Item, setting: str) -> str | None:
         """The path of the image a request carries (default: the item's image, if any)."""

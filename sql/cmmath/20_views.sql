@@ -7,7 +7,9 @@
 -- (n_undecided, coverage); a figure is never an accuracy over the decided answers only.
 -- Failed calls are no answers (never counted as wrong); a refusal or a missing response is.
 
--- Views of earlier versions (accuracy over the decided answers only), replaced by the ones below.
+-- A store made by an older mathprobe may hold views of these names computing accuracy over the
+-- decided answers only: dropped first, so the definitions below replace them whatever columns
+-- they had.
 DROP VIEW IF EXISTS cmmath_ssr;
 DROP VIEW IF EXISTS cmmath_point_accuracy;
 DROP VIEW IF EXISTS cmmath_grade_accuracy;

@@ -5,9 +5,8 @@ from __future__ import annotations
 import base64
 import os
 
-import anthropic
-
 from mathprobe.tasks.backends.openai_chat import image_mime
+from mathprobe.tasks.backends.registry import BackendKind, Settings
 from mathprobe.tasks.backends.retry import (RetryPolicy, call_with_retries, check_not_empty,
                                             classify_sdk_error, sdk_kwargs)
 from mathprobe.tasks.items import Completion, Request
@@ -19,6 +18,8 @@ class AnthropicMessages:
 
     def __init__(self, model: str, *, policy: RetryPolicy | None = None,
                  base_url: str | None = None, api_key: str | None = None):
+        import anthropic   # here, not above: the registry imports this module to read BACKEND
+
         self.model = model
         self.policy = policy or RetryPolicy()
         self.client = anthropic.AsyncAnthropic(
@@ -55,9 +56,22 @@ class AnthropicMessages:
                                   output_tokens=resp.usage.output_tokens,
                                   served_model=getattr(resp, "model", None) or None)
             except Exception as exc:
+                import anthropic
+
                 raise classify_sdk_error(anthropic, exc) from exc
 
         return await call_with_retries(attempt, self.policy)
 
     async def aclose(self) -> None:
         await self.client.close()
+
+
+def make(model: str, settings: Settings) -> AnthropicMessages:
+    return AnthropicMessages(model, policy=settings.policy)
+
+
+BACKEND = BackendKind(name="anthropic", usage="anthropic:MODEL",
+                      help="Anthropic's Messages API",
+                      factory=make, key_env="ANTHROPIC_API_KEY",
+                      endpoint_env="ANTHROPIC_BASE_URL", slow_import="anthropic",
+                      concurrency=64, network=True, priced=True, rank=2)

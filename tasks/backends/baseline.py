@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import random
 
+from mathprobe.tasks.backends.registry import BackendKind, Settings
 from mathprobe.tasks.items import Completion, Request
 
 
@@ -38,3 +39,11 @@ class RandomBaseline:
 
     async def aclose(self) -> None:
         return None
+
+
+def make(model: str, settings: Settings) -> RandomBaseline:
+    return RandomBaseline(seed=settings.seed)
+
+
+BACKEND = BackendKind(name="baseline", usage="baseline:random", help="offline chance baseline",
+                      factory=make, names=("random",), concurrency=1024, seeded=True, rank=0)

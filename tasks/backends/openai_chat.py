@@ -6,14 +6,14 @@ continued (`continue_text`) or scored (`score`).
 Requests go over the SDK's aiohttp transport (`openai.DefaultAioHttpClient`, the SDK's own
 option), not its default httpx2 pool: with 128 requests in flight the pool re-checks every
 connection for each request, and the same requests ran 1.5-2x faster on aiohttp here
-(benchmarks/fanout.py prints both). Proxies from the environment are honoured as before."""
+(benchmarks/fanout.py prints both). Proxies from the environment are honoured by this
+transport too, so a run behind a proxy needs nothing more."""
 from __future__ import annotations
 
 import base64
 import os
 
-import openai
-
+from mathprobe.tasks.backends.registry import BackendKind, Settings
 from mathprobe.tasks.backends.retry import (RetryPolicy, call_with_retries, check_not_empty,
                                             classify_sdk_error, retried, sdk_kwargs)
 from mathprobe.tasks.items import Completion, Request
@@ -35,6 +35,8 @@ class OpenAIChat:
 
     def __init__(self, model: str, *, policy: RetryPolicy | None = None,
                  base_url: str | None = None, api_key: str | None = None):
+        import openai   # here, not above: the registry imports this module to read BACKEND
+
         self.model = model
         self.policy = policy or RetryPolicy()
         self.client = openai.AsyncOpenAI(
@@ -75,7 +77,7 @@ class OpenAIChat:
                                   output_tokens=usage.completion_tokens if usage else None,
                                   served_model=getattr(resp, "model", None) or None)
             except Exception as exc:   # every SDK failure becomes Transient or Permanent
-                raise classify_sdk_error(openai, exc) from exc
+                raise _sdk_error(exc) from exc
 
         return await call_with_retries(attempt, self.policy)
 
@@ -97,7 +99,7 @@ class OpenAIChat:
                                   input_tokens=usage.prompt_tokens if usage else None,
                                   output_tokens=usage.completion_tokens if usage else None)
             except Exception as exc:
-                raise classify_sdk_error(openai, exc) from exc
+                raise _sdk_error(exc) from exc
 
         return await call_with_retries(attempt, self.policy)
 
@@ -118,9 +120,25 @@ class OpenAIChat:
                     raise ValueError("the server returned no prompt log-probabilities")
                 return out
             except Exception as exc:
-                raise classify_sdk_error(openai, exc) from exc
+                raise _sdk_error(exc) from exc
 
         return await retried(fetch, self.policy)
 
     async def aclose(self) -> None:
         await self.client.close()
+
+
+def _sdk_error(exc: Exception) -> Exception:
+    import openai
+
+    return classify_sdk_error(openai, exc)
+
+
+def make(model: str, settings: Settings) -> OpenAIChat:
+    return OpenAIChat(model, policy=settings.policy)
+
+
+BACKEND = BackendKind(name="openai", usage="openai:MODEL",
+                      help="OpenAI, or a server speaking its API",
+                      factory=make, key_env="OPENAI_API_KEY", endpoint_env="OPENAI_BASE_URL",
+                      slow_import="openai", concurrency=256, network=True, priced=True, rank=1)

@@ -38,7 +38,11 @@ def cost(kind: str, model: str, input_tokens: int | None, output_tokens: int | N
 
 
 def is_priced(spec: str) -> bool:
-    """Whether the cost of BACKEND:NAME is known: local backends (baseline, replay, triton) cost
-    nothing here; API models only with an entry in the price table."""
+    """Whether the cost of BACKEND:NAME is known: a kind whose calls cost nothing here (its
+    `priced` is false, or it is not installed here to say) is; a priced kind's model only with
+    an entry in the price table."""
+    from mathprobe.tasks.backends import registry
+
     kind, _, model = spec.partition(":")
-    return kind not in ("openai", "anthropic") or price(kind, model) is not None
+    found = registry.find(kind)
+    return found is None or not found.priced or price(kind, model) is not None

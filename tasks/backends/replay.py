@@ -7,6 +7,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
+from mathprobe.tasks.backends.registry import BackendKind, Settings
 from mathprobe.tasks.errors import DataError
 from mathprobe.tasks.files import read_records
 from mathprobe.tasks.items import Completion, Request
@@ -46,3 +47,15 @@ class Replay:
 
     async def aclose(self) -> None:
         return None
+
+
+def make(model: str, settings: Settings) -> Replay:
+    return Replay(model)
+
+
+def _check(name: str) -> str | None:
+    return None if Path(name).expanduser().is_file() else f"replay file {name} not found"
+
+
+BACKEND = BackendKind(name="replay", usage="replay:FILE", help="answers from a response file",
+                      factory=make, check=_check, concurrency=1024, rank=4)

@@ -10,8 +10,7 @@ from __future__ import annotations
 import os
 from dataclasses import replace
 
-import numpy as np
-
+from mathprobe.tasks.backends.registry import BackendKind, Settings
 from mathprobe.tasks.backends.retry import (PermanentError, RetryPolicy, TransientError,
                                             call_with_retries, network_failure, retried)
 from mathprobe.tasks.backends.transcript import flatten
@@ -66,6 +65,7 @@ class TritonGenerate:
 
     @staticmethod
     def _input(name: str, value, datatype: str):
+        import numpy as np   # here, not above: the registry imports this module to read BACKEND
         from tritonclient.grpc import InferInput
 
         arr = np.array([[value]], dtype=object if datatype == "BYTES" else None)
@@ -129,3 +129,14 @@ class TritonGenerate:
         if self._client is not None:
             await self._client.close()
             self._client = None
+
+
+def make(model: str, settings: Settings) -> TritonGenerate:
+    return TritonGenerate(model, url=settings.url, policy=settings.policy)
+
+
+BACKEND = BackendKind(name="triton", usage="triton:MODEL",
+                      help="a model Triton serves", factory=make,
+                      url_option="--triton-url", extra="triton", extra_modules=("tritonclient",),
+                      concurrency=64, network=True,
+                      scores_text=True, rank=3)

@@ -4,6 +4,6 @@ intervals and paired tests (`compare`, over `units` with `stats`, shown by `comp
 the self-contained HTML report (`html`, `plots`, `glossary`) and the Markdown of the Prefect
 artifact (`markdown`)."""
 from mathprobe.tasks.reports.format import pct
-from mathprobe.tasks.reports.summary import artifact_rows, build, print_report, render
+from mathprobe.tasks.reports.summary import build, print_report, render
 
-__all__ = ["artifact_rows", "build", "pct", "print_report", "render"]
+__all__ = ["build", "pct", "print_report", "render"]

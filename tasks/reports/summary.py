@@ -166,14 +166,6 @@ def render(report: dict[str, Any], width: int = 120) -> Group:
     return Group(*parts)
 
 
-def artifact_rows(report: dict[str, Any]) -> list[dict[str, Any]]:
-    """The report as (figure, value) rows, for a Prefect table artifact."""
-    rows = [{"figure": k, "value": v} for k, v in report["run"].items()]
-    rows += [{"figure": "grader", "value": report["grader"]}]
-    bench = registry.get(report["run"]["benchmark"])
-    return rows + [{"figure": f, "value": v} for f, v in bench.report.figures(report)]
-
-
 def print_report(report: dict[str, Any], console: Console | None = None) -> None:
     console = console or Console()
     console.print(render(report, console.width))

@@ -28,13 +28,12 @@ from urllib.parse import urlsplit, urlunsplit
 import duckdb
 
 from mathprobe.tasks import sampling
-from mathprobe.tasks.backends import secrets
+from mathprobe.tasks.backends import registry, secrets
 from mathprobe.tasks.contract import Benchmark, Skipped
 from mathprobe.tasks.items import Chat, Item, Request
 from mathprobe.tasks.store.runs_table import now
 
 BOOTSTRAP_SEED = 20240611       # tasks.reports.stats.SEED (reports' default; --seed overrides)
-ENDPOINT_VARS = {"openai": "OPENAI_BASE_URL", "anthropic": "ANTHROPIC_BASE_URL"}
 
 
 def mathprobe_version() -> str:
@@ -108,7 +107,8 @@ def requests_sha256(requests: Sequence[Request]) -> dict[str, Any]:
 
 def endpoint(kind: str) -> str | None:
     """Where a backend sends its calls, without credentials, query or fragment."""
-    var = ENDPOINT_VARS.get(kind)
+    found = registry.find(kind)
+    var = found.endpoint_env if found is not None else None
     url = os.environ.get(var) if var else None
     if not url:
         return None
@@ -126,18 +126,19 @@ def run_facts(bench: Benchmark, data_dir: Path, *, model: str, kind: str, settin
               prompts: dict[str, Any] | None = None) -> dict[str, Any]:
     """The card facts of an eval or probe run at its start (a resume adds a session);
     `prompts`: the prompts' hashes when they are not the benchmark's (a probe's requests)."""
+    found = registry.find(kind)
     facts = {
         "software": software(),
         "benchmark": {"name": bench.name, "title": bench.title, "setting": setting,
                       "prompts": prompts or prompts_sha256(bench, items, setting)},
         "data": data_files(bench, data_dir),
         "model": {"spec": model, "backend": kind, "endpoint": endpoint(kind)
-                  or (triton_url if kind == "triton" else None)},
+                  or (triton_url if found is not None and found.url_option else None)},
         "generation": dict(params),
         "sampling": {"limit": limit, "items": len(items), "seed": sampling.SEED,
                      "strata": list(bench.strata_names)},
         "seeds": {"sampling": sampling.SEED, "bootstrap": BOOTSTRAP_SEED,
-                  **({"baseline": 0} if kind == "baseline" else {})},
+                  **({kind: 0} if found is not None and found.seeded else {})},
         "execution": {"concurrency": concurrency, "max_cost_usd": max_cost,
                       "request_timeout_s": request_timeout},
         "graders": {"rules": list(bench.graders), "judge": judge},

@@ -26,10 +26,8 @@ from dataclasses import dataclass
 from typing import Any
 from uuid import UUID
 
-from mathprobe.tasks.backends import provider_limit
+from mathprobe.tasks.backends import provider_limit, registry
 
-# Providers reached over the network: the ones an account limit applies to.
-NETWORK_PROVIDERS = ("openai", "anthropic", "triton")
 LEASE_S = 60.0   # a killed process's slots return to the limit this long after its last renewal
                  # (the least Prefect 3.8.8's server accepts)
 HOLD_S = 30.0    # a slot held longer goes back to the server when its request ends ...
@@ -81,8 +79,8 @@ class GlobalSlots:
     leases slots (one lease per slot, renewed in the background) and lends them: a request takes
     an idle leased slot; else asks the server for one more (without waiting when the process
     already holds some, waiting when it holds none); else waits for a lent one to come back.
-    The process never holds more slots than it has requests in flight, so the limit's total over
-    all workers holds as before.
+    The process never holds more slots than it has requests in flight, so the limit holds over
+    all workers together.
 
     Slots go back to the server when the last batch of requests of this process ends (`batch`,
     on every exit path, which ends once they are back; a request cancelled while asking hands
@@ -356,11 +354,12 @@ async def global_slot(kind: str) -> GlobalSlots | None:
     return pool
 
 
-async def create_limits(kinds: tuple[str, ...] = NETWORK_PROVIDERS) -> dict[str, int]:
-    """Create or update `mathprobe-<kind>` on the configured Prefect server from the caps."""
+async def create_limits(kinds: tuple[str, ...] | None = None) -> dict[str, int]:
+    """Create or update `mathprobe-<kind>` on the configured Prefect server from the caps, for
+    `kinds` (default: every kind reached over the network, where an account limit applies)."""
     from prefect.client.orchestration import get_client
 
-    caps = {limit_name(k): configured_cap(k) for k in kinds}
+    caps = {limit_name(k): configured_cap(k) for k in kinds or registry.network_kinds()}
     async with get_client() as client:
         for name, cap in caps.items():
             await client.upsert_global_concurrency_limit_by_name(name, cap)

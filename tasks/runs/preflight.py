@@ -17,7 +17,7 @@ from pathlib import Path
 from typing import Any
 
 from mathprobe.tasks import extras, registry
-from mathprobe.tasks.backends import BACKENDS, KEY_ENV, parse_spec
+from mathprobe.tasks.backends import registry as backends
 from mathprobe.tasks.backends.secrets import block_name, key_available
 from mathprobe.tasks.contract import Benchmark
 from mathprobe.tasks.errors import MathprobeError
@@ -144,14 +144,17 @@ def setting(bench: Benchmark, value: str | None) -> str:
 
 
 def model(spec: str, option: str = "--model") -> tuple[str, str]:
-    """A BACKEND:NAME whose backend exists, whose replay file exists and whose API key can be
-    had (from the environment, or a Prefect Secret block)."""
-    kind, name = parse_spec(spec, option)
-    if kind == "triton":
-        extras.require("triton", f"{option} {spec!r}", ("tritonclient",))
-    if kind == "replay" and not Path(name).expanduser().is_file():
-        raise MathprobeError(f"{option} {spec!r}: replay file {name} not found")
-    env = KEY_ENV.get(kind)
+    """A BACKEND:NAME whose backend is registered, has the extra it needs installed, accepts
+    NAME (e.g. a replay file that exists) and whose API key can be had (from the environment,
+    or a Prefect Secret block)."""
+    kind, name = backends.parse_spec(spec, option)
+    found = backends.find(kind)
+    if found.extra:
+        extras.require(found.extra, f"{option} {spec!r}", found.extra_modules or None)
+    problem = found.check(name) if found.check else None
+    if problem:
+        raise MathprobeError(f"{option} {spec!r}: {problem}")
+    env = found.key_env
     if env and key_available(env) is False:
         raise MathprobeError(f"{option} {spec!r}: no API key: set {env}, or create a Prefect "
                              f"Secret block named '{block_name(env)}'")
@@ -198,10 +201,6 @@ def store_path(db: str | Path, data_path: str | None = None) -> Path | None:
     if path.exists() and not os.access(path, os.W_OK):
         raise MathprobeError(f"--db {db}: the file is not writable")
     return path
-
-
-def backends_help() -> str:
-    return ", ".join(BACKENDS.values())
 
 
 def check_judge(bench: Benchmark, judge: str) -> None:

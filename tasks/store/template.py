@@ -13,9 +13,9 @@ them, and the DuckDB version that wrote it, so a change to any view, comment or 
 they are applied, or a DuckDB upgrade, builds a new one
 (the old ones are left for `rm`; a few MB at most). The copy also carries that hash in
 `store_meta`, so opening it applies nothing, and a file from any other version is brought up
-to date as before. Only new plain files use it: a DuckLake store, a file that already exists,
+to date by applying the SQL. Only new plain files use it: a DuckLake store, a file that already exists,
 `:memory:` never do. Anything that goes wrong (no cache folder, a full disk) falls back to
-applying the SQL to the new file, as before.
+applying the SQL to the new file: a template only saves time, so it never stops a store.
 
 Template and copy are each written under a temporary name and put in place atomically; the
 copy is put in place only if no file of that name appeared meanwhile (`os.link`), so a store

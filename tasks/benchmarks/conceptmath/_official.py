@@ -1,5 +1,5 @@
 """ConceptMath's official grader: the authors' exact-match grader with numeric tolerance,
-reproduced quirk for quirk as it stands in their repository today (docs/benchmarks.md, section 2).
+reproduced quirk for quirk as it stands in their repository today (docs/benchmarks.md, ConceptMath).
 
 It is lenient (any number in the answer span can match the gold) and it is the reference for the
 paper's figures. It needs sympy's LaTeX parser, i.e. `antlr4-python3-runtime==4.11` beside

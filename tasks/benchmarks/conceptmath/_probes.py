@@ -26,15 +26,13 @@ from collections.abc import Sequence
 from functools import lru_cache
 from typing import Any
 
+from mathprobe.tasks.backends import registry as backends
 from mathprobe.tasks.benchmarks.conceptmath._data import language
 from mathprobe.tasks.contract import Dataset, Probe
 from mathprobe.tasks.errors import MathprobeError
 from mathprobe.tasks.items import Completion, Item, Request
 
-PROBES = ("rouge", "mink", "classify")
 SETTINGS = {"rouge": "contamination-rouge", "mink": "contamination-mink", "classify": "classify"}
-# backends that score texts (token log-probabilities) rank the concepts by likelihood
-SCORING_BACKENDS = ("triton",)
 CONTINUATION_PARAMS = {"temperature": 0.0, "max_tokens": 256}
 CLASSIFY_PARAMS = {"temperature": 0.0, "max_tokens": 256}
 # What a run's parameters add to the requests' to name the protocol, so a run made under an
@@ -278,6 +276,13 @@ class MinKProbe(Probe):
         return Scoring(backend)
 
 
+def _scores_texts(kind: str) -> bool:
+    """Whether a backend of `kind` returns token log-probabilities of a given text (its
+    `scores_text`): such a backend ranks the concepts by likelihood instead of being asked."""
+    found = backends.find(kind)
+    return found is not None and found.scores_text
+
+
 class ClassifyProbe(Probe):
     """Concept classification (paper Tables 6/8/9): the system's level-2 concepts ranked for a
     question; reciprocal rank of the true one (MRR, top-1 in the view)."""
@@ -285,15 +290,15 @@ class ClassifyProbe(Probe):
     view, score_name = "conceptmath_classification", "reciprocal_rank"
 
     def params(self, backend_kind: str) -> dict[str, Any]:
-        return (dict(LIKELIHOOD_PARAMS) if backend_kind in SCORING_BACKENDS
+        return (dict(LIKELIHOOD_PARAMS) if _scores_texts(backend_kind)
                 else dict(CLASSIFY_PARAMS))
 
     def requests(self, items, dataset, model, backend_kind) -> list[Request]:
         return [classify_request(it, model, _options(dataset, it.group_id),
-                                 backend_kind in SCORING_BACKENDS) for it in items]
+                                 _scores_texts(backend_kind)) for it in items]
 
     def wrap(self, backend, backend_kind):
-        return RankByLikelihood(backend) if backend_kind in SCORING_BACKENDS else backend
+        return RankByLikelihood(backend) if _scores_texts(backend_kind) else backend
 
     def score(self, item, text, dataset) -> tuple[float, str | None]:
         opts = _options(dataset, item.group_id)

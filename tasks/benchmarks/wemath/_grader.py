@@ -1,4 +1,4 @@
-"""WE-MATH's official grader: the authors' answer extraction, exactly (docs/benchmarks.md, 1)."""
+"""WE-MATH's official grader: the authors' answer extraction, exactly (docs/benchmarks.md, WE-MATH)."""
 from __future__ import annotations
 
 from mathprobe.tasks.items import Item
