@@ -47,9 +47,9 @@ test: $(STAMP)-test postgres chromium
 	$(BIN)/python -m pytest -q -n 2
 
 bench: $(STAMP)-test postgres
-	$(BIN)/python benchmarks/wemath_views.py
-	$(BIN)/python benchmarks/lake.py
-	$(BIN)/python benchmarks/report_build.py
+	$(BIN)/python perf/wemath_views.py
+	$(BIN)/python perf/lake.py
+	$(BIN)/python perf/report_build.py
 
 clean:
 	rm -rf $(VENV) *.egg-info .pytest_cache

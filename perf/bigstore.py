@@ -14,7 +14,7 @@ under $MATHPROBE_BENCH_CACHE (default: the temp folder), so a second benchmark r
 once; the views are applied again at every write open, so a cached store always carries this
 checkout's SQL.
 
-    python benchmarks/bigstore.py [--scale 1.0] [--data-dir DIR]   # build (or find) and describe
+    python perf/bigstore.py [--scale 1.0] [--data-dir DIR]   # build (or find) and describe
 """
 from __future__ import annotations
 

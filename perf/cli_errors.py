@@ -7,7 +7,7 @@ script in a fresh process, the API keys removed from the environment, no Prefect
 configured. For contrast, the last row times a valid tiny run to its end (Prefect's ephemeral
 API starts there).
 
-    python benchmarks/cli_errors.py [--repeat 3]
+    python perf/cli_errors.py [--repeat 3]
 """
 from __future__ import annotations
 

@@ -12,7 +12,7 @@ held-out part was never read, only counted. Targets (issue 28): on the held-out 
 
 The judges' verdicts are not ground truth: the held-out disagreements are listed for reading.
 
-    python benchmarks/cmmath_rules.py [--data-dir DIR] [--authors-sample FILE]
+    python perf/cmmath_rules.py [--data-dir DIR] [--authors-sample FILE]
         [--split tuning|heldout|both] [--list tuning|heldout] [--uncached]
 """
 from __future__ import annotations

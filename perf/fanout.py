@@ -15,7 +15,7 @@ Printed side by side:
     inspect_ai reports for an eval;
   * bare asyncio loops on httpx 0.28 and httpx2 (no SDK), for scale.
 
-    python benchmarks/fanout.py [--concurrency 128] [--latency 0.05] [--repeat 3]
+    python perf/fanout.py [--concurrency 128] [--latency 0.05] [--repeat 3]
 """
 from __future__ import annotations
 

@@ -10,7 +10,7 @@ subprocess server), three ways:
   leased     `tasks.runs.limits.GlobalSlots`: slots leased per process and lent to requests
 It prints wall time, requests per second and the peak the server saw (the limit is 2).
 
-    python benchmarks/global_limit.py [--requests 60] [--processes 2] [--latency 0.05]
+    python perf/global_limit.py [--requests 60] [--processes 2] [--latency 0.05]
 """
 from __future__ import annotations
 

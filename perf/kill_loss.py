@@ -10,7 +10,7 @@ answers sent, kept, lost, and the oldest and median age of a lost one.
 
 The runs use one real `prefect server start` of their own (temporary Prefect home).
 
-    python benchmarks/kill_loss.py [--concurrency 16 64 128 256 512] [--latency 0.25] [--repeat 2]
+    python perf/kill_loss.py [--concurrency 16 64 128 256 512] [--latency 0.25] [--repeat 2]
 """
 from __future__ import annotations
 

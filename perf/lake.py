@@ -10,7 +10,7 @@
 
 PostgreSQL is started for the run (deploy/postgres.sh, Debian's package: `make postgres`).
 
-    python benchmarks/lake.py [--rows 2000] [--runs 100] [--repeat 5] [--data-dir DIR]
+    python perf/lake.py [--rows 2000] [--runs 100] [--repeat 5] [--data-dir DIR]
 """
 from __future__ import annotations
 

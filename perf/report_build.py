@@ -6,7 +6,7 @@ path into a fresh DuckDB file, then times, each `--repeat` times: `compare` over
 the first), and the HTML report of all of them (the same, plus the plots, the item browser and
 writing the file). Target: seconds, not minutes.
 
-    python benchmarks/report_build.py [--runs 100] [--repeat 3] [--data-dir DIR] [--keep FILE]
+    python perf/report_build.py [--runs 100] [--repeat 3] [--data-dir DIR] [--keep FILE]
 """
 from __future__ import annotations
 
@@ -19,7 +19,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from benchmarks.wemath_views import import_runs  # noqa: E402
+from perf.wemath_views import import_runs  # noqa: E402
 from mathprobe.tasks.registry import resolve_data_dir  # noqa: E402
 from mathprobe.tasks.reports import compare, html  # noqa: E402
 from mathprobe.tasks.store import Store  # noqa: E402

@@ -8,7 +8,7 @@
    after 50 ms, then the same command again: a resume of a finished run, which asks nothing
    (goal: under 10% of the first run's wall). Both as a user runs them: the installed
    `mathprobe` in a fresh process, with the local server running.
-3. The fan-out figures for the same 1740 requests (benchmarks/fanout.py's measurements): the
+3. The fan-out figures for the same 1740 requests (perf/fanout.py's measurements): the
    OpenAI SDK alone in one event loop (the ceiling for any evaluator calling the SDK as it
    comes; and on the SDK's aiohttp transport, which the backend uses), and
    mathprobe's end-to-end wall from the command starting to its exit (the figure inspect_ai
@@ -19,7 +19,7 @@ use a Prefect home, state and cache folder of their own under a temporary folder
 the end): the very first command builds the store template (tasks/store/template.py), the
 medians are of commands that find it, as a user's commands after their first do.
 
-    python benchmarks/startup.py [--latency 0.05] [--concurrency 128] [--repeat 3]
+    python perf/startup.py [--latency 0.05] [--concurrency 128] [--repeat 3]
 """
 from __future__ import annotations
 
@@ -37,7 +37,7 @@ from pathlib import Path
 REPO = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(REPO))
 
-from benchmarks.fanout import sdk_alone  # noqa: E402
+from perf.fanout import sdk_alone  # noqa: E402
 from mathprobe.tasks.registry import resolve_data_dir  # noqa: E402
 from tests.support.fake_api import FakeAPI  # noqa: E402
 

@@ -7,15 +7,15 @@ server) and through tasks.serving.hf_runtime.HFModel.generate in this process (o
 simple in-process evaluator calls it). The difference is Triton's overhead (serialisation,
 gRPC, the python-backend stub) minus what dynamic batching wins back.
 
-    python benchmarks/triton_grpc.py [--requests 200] [--concurrency 8] [--max-new-tokens 8]
+    python perf/triton_grpc.py [--requests 200] [--concurrency 8] [--max-new-tokens 8]
                                      [--model-dir DIR] [--kind vlm|text] [--device cpu|cuda]
                                      [--hidden 64 --layers 2]
 
 On a machine without the benchmark's dependencies (a GPU machine with torch and transformers but
 no DuckDB or Prefect), prepare the requests here and measure there:
 
-    python benchmarks/triton_grpc.py --write-requests DIR [--requests 200]   # here
-    python benchmarks/triton_grpc.py --requests-file DIR/requests.jsonl --device cuda   # there
+    python perf/triton_grpc.py --write-requests DIR [--requests 200]   # here
+    python perf/triton_grpc.py --requests-file DIR/requests.jsonl --device cuda   # there
 """
 from __future__ import annotations
 

@@ -2,7 +2,7 @@
 run, every WE-MATH figure for all runs against the authors' pandas scripts, and the views of
 another version of the SQL (a git ref) compared row for row with this checkout's.
 
-The store is `benchmarks/bigstore.py`'s (about 1,075,000 responses over 612 runs of the three
+The store is `perf/bigstore.py`'s (about 1,075,000 responses over 612 runs of the three
 benchmarks; built once, cached). Targets (issue 14): each view for one run under 20 ms,
 `report` for one run under 0.3 s, all WE-MATH figure views for all runs at least 50x faster per
 run than the authors' pandas evaluation (github.com/We-Math/We-Math evaluation/
@@ -19,7 +19,7 @@ data changed since. They are timed both ways: as stored, and live (a copy of the
 stored figure: a run in progress, or a store whose SQL or data just changed), per run and for
 all runs; the live all-runs time is also compared with --compare-ref's.
 
-    python benchmarks/views.py [--scale 1.0] [--repeat 5] [--compare-ref main]
+    python perf/views.py [--scale 1.0] [--repeat 5] [--compare-ref main]
 """
 from __future__ import annotations
 
@@ -38,7 +38,7 @@ sys.path.insert(0, str(REPO))
 
 import duckdb  # noqa: E402
 
-from benchmarks import bigstore  # noqa: E402
+from perf import bigstore  # noqa: E402
 
 WEMATH_FIGURES = ["wemath_four_dimensional", "wemath_step_accuracy", "wemath_category_accuracy",
                   "wemath_concept_accuracy"]

@@ -5,7 +5,7 @@ real `import` path into a fresh DuckDB file, then times computing every WE-MATH 
 at once (each view fully materialised). Target: all views for 100 runs in under 0.5 s; the
 authors' pandas script needs about 0.11 s per run.
 
-    python benchmarks/wemath_views.py [--runs 100] [--repeat 5] [--data-dir DIR]
+    python perf/wemath_views.py [--runs 100] [--repeat 5] [--data-dir DIR]
 """
 from __future__ import annotations
 

@@ -18,7 +18,7 @@ Every case is split once, by a hash of its key (the problem_id; for the GradeGPT
 has none, the question text), into a tuning part (the cases one may read while improving the
 rules) and a held-out part (never read, only counted): the held-out figures are the honest ones.
 Answer types: `choice` (the reference is a set of option letters the question offers) and
-`free_form` (anything else, multi-part answers included). `benchmarks/cmmath_rules.py` prints
+`free_form` (anything else, multi-part answers included). `perf/cmmath_rules.py` prints
 every figure.
 """
 from __future__ import annotations

@@ -23,7 +23,7 @@ answer does not match, no reference ("暂无").
 
 The reference's structure is `_reference`'s, the final statement's values and their comparison
 `_final`'s, what a choice answer names beyond a marked letter `_choice`'s. How much it decides
-and how often rightly: benchmarks/cmmath_rules.py (`_measure`).
+and how often rightly: perf/cmmath_rules.py (`_measure`).
 """
 from __future__ import annotations
 

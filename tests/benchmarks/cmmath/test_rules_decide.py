@@ -163,7 +163,7 @@ def test_measurement_cases(data_dir):
 
 def test_rules_on_tuning_solutions(data_dir):
     """A floor against regressions, on part of the tuning split (the held-out figures are
-    benchmarks/cmmath_rules.py's): the rules decide most solutions and almost never wrongly."""
+    perf/cmmath_rules.py's): the rules decide most solutions and almost never wrongly."""
     cases = [c for c in _measure.cases(cmmath.load(data_dir).items) if c.split == "tuning"][:400]
     t = _measure.measure(lambda item, text: cmmath.grade("rules", item, text)[1], cases)
     total = t[("tuning", "all")]
