@@ -1,6 +1,7 @@
 """How much does CMMaTH's rule stage decide, and how often does it decide right?
 
-Measured on three kinds of answers with a reference verdict (tasks/benchmarks/cmmath/_measure.py):
+Measured on three kinds of answers with a reference verdict
+(tasks/benchmarks/cmmath/grading/rule_agreement.py):
 the human worked solutions of the published sample (a record's own solution must grade right,
 another record's must grade wrong); real model responses with GPT-4's verdicts (the authors'
 GradeGPT judgment sample in the data directory); and, with --authors-sample FILE, real model
@@ -25,14 +26,15 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 from mathprobe.tasks.benchmarks import cmmath  # noqa: E402
-from mathprobe.tasks.benchmarks.cmmath import _audit, _measure, _values  # noqa: E402
+from mathprobe.tasks.benchmarks.cmmath.grading import (answer_values, judge_audit,  # noqa: E402
+                                                       rule_agreement)
 from mathprobe.tasks.registry import resolve_data_dir  # noqa: E402
 
 ORIGINS = ("solutions", "gradegpt", "authors")
 TYPES = ("choice", "free_form")
 
 
-def _row(label: str, t: _measure.Tally | None) -> str:
+def _row(label: str, t: rule_agreement.Tally | None) -> str:
     if t is None or not t.n:
         return f"{label:<34} {'-':>5}"
     return (f"{label:<34} {t.n:>5} {t.decided:>8} {t.decided_share:>7.1%} "
@@ -55,26 +57,27 @@ def main() -> None:
                     help="also time the rule stage with its parse caches cleared at every answer")
     args = ap.parse_args()
     data_dir = resolve_data_dir(args.data_dir)
-    cases = _measure.cases(cmmath.load(data_dir).items)
-    cases += _measure.judged_cases(_measure.gradegpt_records(_audit.sample_path(data_dir)),
-                                   "gradegpt")
+    cases = rule_agreement.cases(cmmath.load(data_dir).items)
+    cases += rule_agreement.judged_cases(
+        rule_agreement.gradegpt_records(judge_audit.sample_path(data_dir)), "gradegpt")
     if args.authors_sample is not None:
-        cases += _measure.judged_cases(_measure.authors_records(args.authors_sample), "authors")
+        cases += rule_agreement.judged_cases(rule_agreement.authors_records(args.authors_sample),
+                                             "authors")
     cases = [c for c in cases if args.split == "both" or c.split == args.split]
 
     def verdict(item, response):
         return cmmath.grade("rules", item, response)[1]
 
     t0 = time.perf_counter()
-    outcomes = _measure.grade_all(verdict, cases)
+    outcomes = rule_agreement.grade_all(verdict, cases)
     cold = time.perf_counter() - t0
     t0 = time.perf_counter()
-    _measure.grade_all(verdict, cases)
+    rule_agreement.grade_all(verdict, cases)
     warm = time.perf_counter() - t0
 
-    by_origin = _measure.tally(outcomes, lambda c: (c.split, c.origin, c.kind, c.answer_type))
-    by_type = _measure.tally(outcomes, lambda c: (c.split, c.answer_type))
-    total = _measure.tally(outcomes, lambda c: (c.split,))
+    by_origin = rule_agreement.tally(outcomes, lambda c: (c.split, c.origin, c.kind, c.answer_type))
+    by_type = rule_agreement.tally(outcomes, lambda c: (c.split, c.answer_type))
+    total = rule_agreement.tally(outcomes, lambda c: (c.split,))
     print(f"CMMaTH rule stage: {len(cases)} answers with reference verdicts")
     head = f"{'':<34} {'n':>5} {'decided':>8} {'share':>7} {'agreement':>10} {'wrong':>6}"
     for split in ("tuning", "heldout"):
@@ -108,7 +111,7 @@ def main() -> None:
                   f"{_excerpt(c.item.gold, 40)!r} expected {c.expected}, rules {o.verdict}; "
                   f"response ...{_excerpt(c.response)}")
     no_reference = [o for o in outcomes if o.case.kind == "judged" and o.case.expected
-                    and o.case.item.gold.strip() in _values.NO_ANSWER]
+                    and o.case.item.gold.strip() in answer_values.NO_ANSWER]
     if no_reference:
         print("\njudged right although the record has no reference answer (the judge's "
               "verdict cannot be checked):")
@@ -118,12 +121,13 @@ def main() -> None:
 
     if args.uncached:
         def uncached_verdict(item, response):   # as before the caches: nothing kept between answers
-            for cached in (_values.make_value, _values._parse_math, _values._verify):
+            for cached in (answer_values.make_value, answer_values._parse_math,
+                           answer_values._verify):
                 cached.cache_clear()
             return verdict(item, response)
 
         t0 = time.perf_counter()
-        _measure.grade_all(uncached_verdict, cases)
+        rule_agreement.grade_all(uncached_verdict, cases)
         uncached = time.perf_counter() - t0
         print(f"time with no cache kept between answers: {uncached:.1f} s "
               f"({uncached / cold:.1f}x the cached cold pass)")

@@ -26,7 +26,7 @@ from collections.abc import Sequence
 from functools import lru_cache
 from typing import Any
 
-from mathprobe.tasks.benchmarks.conceptmath._data import language
+from mathprobe.tasks.benchmarks.conceptmath.data.dataset import language
 from mathprobe.tasks.contract import Dataset, Probe
 from mathprobe.tasks.errors import MathprobeError
 from mathprobe.tasks.items import Completion, Item, Request

@@ -7,9 +7,10 @@ from pathlib import Path
 import pytest
 
 from mathprobe.tasks.benchmarks import conceptmath
-from mathprobe.tasks.benchmarks.conceptmath._official import (answer_span, find_numbers, gold_items,
-                                                              is_close, normalise, official_correct)
-from mathprobe.tasks.benchmarks.conceptmath._strict import strict_correct
+from mathprobe.tasks.benchmarks.conceptmath.grading.official import (answer_span, find_numbers,
+                                                                     gold_items, is_close,
+                                                                     normalise, official_correct)
+from mathprobe.tasks.benchmarks.conceptmath.grading.strict import strict_correct
 from mathprobe.tasks.errors import DataError
 from mathprobe.tasks.items import Chat
 from tests.benchmarks.conceptmath.test_views import make_conceptmath_dir, row
@@ -118,13 +119,13 @@ def test_errors_count_as_not_close():
                                   "+3/4", "3/-4", "1/3", "10/5", "0.5/2", "-0.25/-0.5", "2.50/1.25",
                                   "0/0", "3/0", "08/3", "50%", "3 1/2", "1,000"])
 def test_plain_numbers_normalise_exactly_as_sympys_latex_parser_makes_them(text):
-    """Plain numbers and quotients skip the ANTLR parse (tasks/.../_official.py); the value must
+    """Plain numbers and quotients skip the ANTLR parse (tasks/.../grading/official.py); the value must
     be the parser's own: same type, same value, same precision (a Float's digits decide
     closeness), and a string where the parser fails ('08')."""
     from sympy import simplify
     from sympy.parsing.latex import parse_latex
 
-    from mathprobe.tasks.benchmarks.conceptmath._official import _prepare
+    from mathprobe.tasks.benchmarks.conceptmath.grading.official import _prepare
 
     expected = _prepare(text)
     try:

@@ -9,8 +9,9 @@ from pathlib import Path
 from typing import Any
 
 from mathprobe.tasks import contract
-from mathprobe.tasks.benchmarks.cmmath._options import gold_letters, option_letters
-from mathprobe.tasks.benchmarks.cmmath._points import PointSyntaxError, item_points, official_point
+from mathprobe.tasks.benchmarks.cmmath.data.options import gold_letters, option_letters
+from mathprobe.tasks.benchmarks.cmmath.data.knowledge_points import (PointSyntaxError, item_points,
+                                                                     official_point)
 from mathprobe.tasks.errors import DataError
 from mathprobe.tasks.files import read_json
 from mathprobe.tasks.items import Item
@@ -151,7 +152,7 @@ def reference_tables(dataset: Dataset, items_table: str = "cmmath_items",
                      points_table: str = "cmmath_item_points") -> dict[str, dict[str, tuple[str, list]]]:
     """Tables the views join against: per-question labels (with the raw answer and the
     authors' one SSR point, for their figures) and the question -> leaf points map. (The same
-    columns, under other table names, for problems an imported file defines: `_results`.)"""
+    columns, under other table names, for problems an imported file defines: `official_results`.)"""
     its = dataset.items
     return {
         items_table: {

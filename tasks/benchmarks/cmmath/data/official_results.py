@@ -6,7 +6,7 @@ The authors' result files (e.g. result/gpt4v/eval/eval_result.json in zzli2022/C
 answer in `model_response` and their GPT-4 judge's `output_correct`; the local cmmath.json is a
 sample holding about 3% of those problems. So a record whose problem is not in the local data is
 taken from the file itself: it carries the question, answer, answer type, grade, visual subject
-and knowledge point, checked exactly as cmmath.json's records are (`_data.parse_record`). A record
+and knowledge point, checked exactly as cmmath.json's records are (`dataset.parse_record`). A record
 that cannot stand for its problem, or that contradicts the local data, is left out and listed
 (`Skipped`), never a stop at the first one.
 """
@@ -16,9 +16,9 @@ import re
 import unicodedata
 from pathlib import Path
 
-from mathprobe.tasks.benchmarks.cmmath._data import Dataset, parse_record, reference_tables
-from mathprobe.tasks.benchmarks.cmmath._points import item_points
-from mathprobe.tasks.benchmarks.cmmath._text import ZERO_WIDTH_RE
+from mathprobe.tasks.benchmarks.cmmath.data.dataset import Dataset, parse_record, reference_tables
+from mathprobe.tasks.benchmarks.cmmath.data.knowledge_points import item_points
+from mathprobe.tasks.benchmarks.cmmath.grading.response_text import ZERO_WIDTH_RE
 from mathprobe.tasks.contract import Columns, OfficialRow, ResultFile, Skipped
 from mathprobe.tasks.errors import DataError
 from mathprobe.tasks.files import read_records
@@ -120,7 +120,7 @@ def _item_of(row: dict, n: int, pid: str, known: dict[str, Item], path: Path,
 
 def imported_tables(items: list[Item]) -> dict[str, Columns]:
     """The labels and points of problems a result file defines itself, for the views: the
-    columns of cmmath.json's reference tables (`_data.reference_tables`), in the tables a
+    columns of cmmath.json's reference tables (`dataset.reference_tables`), in the tables a
     reload of the data leaves alone."""
     points = []
     for i in items:

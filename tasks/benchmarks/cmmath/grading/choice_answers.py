@@ -4,7 +4,7 @@ judged one by one ("故A正确；…故D错误"), a claim about all options at o
 an answer that declines to pick ("无法确定", "可能需要更多信息"), and whether a response names
 an option at all (by its letter, or by its content).
 
-The authors' judge prompt (`_judge_authors`) says: "if the model response does not specify a
+The authors' judge prompt (`judge_prompt_authors`) says: "if the model response does not specify a
 particular option, and its correctness cannot be determined, the answer consistency should be:
 No" — so a response that declines, or that never names the right option in any way, is wrong.
 """
@@ -12,10 +12,10 @@ from __future__ import annotations
 
 import re
 
-from mathprobe.tasks.benchmarks.cmmath._extract import CHOICE_MARKER_RE
-from mathprobe.tasks.benchmarks.cmmath._options import option_texts
-from mathprobe.tasks.benchmarks.cmmath._text import (ZERO_WIDTH_RE, canonical, clean_text,
-                                                     strip_wrappers)
+from mathprobe.tasks.benchmarks.cmmath.grading.extraction import CHOICE_MARKER_RE
+from mathprobe.tasks.benchmarks.cmmath.data.options import option_texts
+from mathprobe.tasks.benchmarks.cmmath.grading.response_text import (ZERO_WIDTH_RE, canonical,
+                                                                     clean_text, strip_wrappers)
 
 POSITIVE_QUESTION_RE = re.compile(r"正确的(?:是|有|为)|说法正确|叙述正确|结论正确|成立的(?:是|有)")
 NEGATIVE_QUESTION_RE = re.compile(r"不正确|错误|不成立|不合理|一定不|个数|几个")

@@ -5,8 +5,9 @@ from __future__ import annotations
 
 import re
 
-from mathprobe.tasks.benchmarks.cmmath._text import (ZERO_WIDTH_RE, clean_text, in_math, last_boxed,
-                                                     sentence_after, strip_wrappers)
+from mathprobe.tasks.benchmarks.cmmath.grading.response_text import (ZERO_WIDTH_RE, clean_text,
+                                                                     in_math, last_boxed,
+                                                                     sentence_after, strip_wrappers)
 from mathprobe.tasks.options import LETTERS
 
 

@@ -2,7 +2,7 @@
 contract's `Judge` (`CmmathJudge`).
 
 Prompt formats (`--judge BACKEND:NAME#prompt=...`):
-  gpt4      (default) the authors' GPT-4 judge prompt (`_judge_authors`, from their
+  gpt4      (default) the authors' GPT-4 judge prompt (`judge_prompt_authors`, from their
             prompt/judge_prompt.py): the Cross-Lingual Judge-of-Chain instructions with three
             worked examples, then the question, the reference answer and the model response,
             all in one user message, as their judging scripts send it;
@@ -16,14 +16,15 @@ Verdict rules (`#verdict=...`):
   official  the authors' rule: right iff "Yes" occurs anywhere in the judge's text (their
             compare_answer_gradegpt*.py), so every reply is a verdict.
 Running the judge (a run of its own, cached, resumable) is the core's `tasks.runs.judging`;
-measuring it against GPT-4's verdicts is `_audit`.
+measuring it against GPT-4's verdicts is `judge_audit`.
 """
 from __future__ import annotations
 
 import re
 
-from mathprobe.tasks.benchmarks.cmmath._judge_authors import JUDGE_PROMPT, JUDGE_TEMPLATE
-from mathprobe.tasks.benchmarks.cmmath._published import Published
+from mathprobe.tasks.benchmarks.cmmath.grading.judge_prompt_authors import (JUDGE_PROMPT,
+                                                                            JUDGE_TEMPLATE)
+from mathprobe.tasks.benchmarks.cmmath.data.published_texts import Published
 
 PROMPT_FORMATS = ("gpt4", "gradegpt")
 VERDICT_RULES = ("strict", "official")

@@ -10,10 +10,10 @@ from collections.abc import Iterable, Sequence
 from pathlib import Path
 from typing import Any
 
-from mathprobe.tasks.benchmarks.cmmath._data import NAME
-from mathprobe.tasks.benchmarks.cmmath._judge import JUDGE_PARAMS, parse_verdict
-from mathprobe.tasks.benchmarks.cmmath._options import gold_letters, option_letters
-from mathprobe.tasks.benchmarks.cmmath._rules import grade
+from mathprobe.tasks.benchmarks.cmmath.data.dataset import NAME
+from mathprobe.tasks.benchmarks.cmmath.grading.judge import JUDGE_PARAMS, parse_verdict
+from mathprobe.tasks.benchmarks.cmmath.data.options import gold_letters, option_letters
+from mathprobe.tasks.benchmarks.cmmath.grading.rules import grade
 from mathprobe.tasks.errors import DataError, MathprobeError
 from mathprobe.tasks.files import read_text
 from mathprobe.tasks.items import Item, Request

@@ -15,8 +15,8 @@ import math
 import re
 from functools import lru_cache
 
-from mathprobe.tasks.benchmarks.cmmath._reference import Reference
-from mathprobe.tasks.benchmarks.cmmath._values import CACHE_SIZE, Value, _parse_math
+from mathprobe.tasks.benchmarks.cmmath.grading.reference_answer import Reference
+from mathprobe.tasks.benchmarks.cmmath.grading.answer_values import CACHE_SIZE, Value, _parse_math
 
 _BRACED = r"\{+\s*(-?\d+(?:\.\d+)?)\s*\}+"
 FRACTION_RE = re.compile(r"\\[dt]?frac\s*" + _BRACED + r"\s*" + _BRACED

@@ -5,10 +5,10 @@ from __future__ import annotations
 
 import re
 
-from mathprobe.tasks.benchmarks.cmmath._extract import CONCLUDES_RE
-from mathprobe.tasks.benchmarks.cmmath._text import (at_depth0, clean_text, split_outside,
-                                                     strip_wrappers)
-from mathprobe.tasks.benchmarks.cmmath._reference import name_key, word_name
+from mathprobe.tasks.benchmarks.cmmath.grading.extraction import CONCLUDES_RE
+from mathprobe.tasks.benchmarks.cmmath.grading.response_text import (at_depth0, clean_text,
+                                                                     split_outside, strip_wrappers)
+from mathprobe.tasks.benchmarks.cmmath.grading.reference_answer import name_key, word_name
 
 _N = r"\s*([1-9]|[ⅠⅡⅢⅣⅤ]|I{1,3}|IV|V)\s*"
 # "(1)", "（Ⅱ）", or the label alone in math, "$$(1)$$" (not the "$$" that opens the answer)

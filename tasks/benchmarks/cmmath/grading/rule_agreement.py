@@ -29,7 +29,7 @@ from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
-from mathprobe.tasks.benchmarks.cmmath._options import gold_letters
+from mathprobe.tasks.benchmarks.cmmath.data.options import gold_letters
 from mathprobe.tasks.errors import DataError
 from mathprobe.tasks.files import read_result_rows, response_text
 from mathprobe.tasks.items import Item
@@ -115,7 +115,7 @@ class Judged:
 def judged_cases(records: Iterable[Judged], origin: str) -> list[Case]:
     """Cases of judged responses, each graded as the question it answers (a choice question
     when its reference is a set of the option letters its text offers)."""
-    from mathprobe.tasks.benchmarks.cmmath._audit import sample_item
+    from mathprobe.tasks.benchmarks.cmmath.grading.judge_audit import sample_item
 
     return [Case(split_of(r.key), "judged",
                  sample_item(r.question, r.reference, r.key if len(r.key) <= 40
@@ -125,7 +125,7 @@ def judged_cases(records: Iterable[Judged], origin: str) -> list[Case]:
 
 def gradegpt_records(path: str | Path) -> list[Judged]:
     """The GradeGPT judgment sample as judged records (key: the question text)."""
-    from mathprobe.tasks.benchmarks.cmmath._audit import read_judgment_sample
+    from mathprobe.tasks.benchmarks.cmmath.grading.judge_audit import read_judgment_sample
 
     return [Judged(r["question"], r["question"], r["reference"], r["response"], r["gpt4_verdict"])
             for r in read_judgment_sample(path)]

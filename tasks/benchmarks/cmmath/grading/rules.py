@@ -10,39 +10,44 @@ Decides only what rules can decide, and returns correct=None otherwise:
   free-form: the final answer's value(s) against the reference's value(s), by math
     equivalence (math-verify over sympy: numbers, fractions, radicals, pi, intervals, sets,
     inequalities, equations) after dropping units and degree signs; a reference in parts
-    ((1)...(2)..., ①② within a part) part by part (`_parts`); values given to names ("a=0.05",
+    ((1)...(2)..., ①② within a part) part by part (`multipart`); values given to names ("a=0.05",
     "中位数为55"), values concluded one by one, statements in words the last lines make
-    (`_stated`).
+    (`stated_elsewhere`).
   wrong as well: an answer that never writes a reference value (or the right option's value
-    and letter) in any form (`_mentions`), a marked answer that never writes the one numeric
+    and letter) in any form (`mentioned_numbers`), a marked answer that never writes the one numeric
     reference value, or names no statement for a reference of statement numbers.
 Undecided: no final answer found and every reference value written somewhere, a reference or
 an answer the parser cannot read (text answers, geometric relations it cannot compare),
 several candidate answers that disagree, a reference marked "answer not unique" that the
 answer does not match, no reference ("暂无").
 
-The reference's structure is `_reference`'s, the final statement's values and their comparison
-`_final`'s, what a choice answer names beyond a marked letter `_choice`'s. How much it decides
-and how often rightly: perf/cmmath_rules.py (`_measure`).
+The reference's structure is `reference_answer`'s, the final statement's values and their
+comparison `final_statement`'s, what a choice answer names beyond a marked letter
+`choice_answers`'s. How much it decides and how often rightly: perf/cmmath_rules.py
+(`rule_agreement`).
 """
 from __future__ import annotations
 
 import re
 
-from mathprobe.tasks.benchmarks.cmmath._choice import (all_options, declines, judged_options,
-                                                       judged_statements, listed_options,
-                                                       names_letter, option_ending, words_absent)
-from mathprobe.tasks.benchmarks.cmmath._extract import extract_choice, final_region
-from mathprobe.tasks.benchmarks.cmmath._final import candidates, constant, grade_final
-from mathprobe.tasks.benchmarks.cmmath._mentions import is_mentioned, reference_absent
-from mathprobe.tasks.benchmarks.cmmath._options import gold_letters, option_texts
-from mathprobe.tasks.benchmarks.cmmath._parts import (LABEL_RE, SUBLABEL_RE, reference_parts,
-                                                      response_parts)
-from mathprobe.tasks.benchmarks.cmmath._stated import (by_conclusions, by_name, never_stated,
-                                                       states_text)
-from mathprobe.tasks.benchmarks.cmmath._text import strip_wrappers
-from mathprobe.tasks.benchmarks.cmmath._reference import Reference, parse_reference
-from mathprobe.tasks.benchmarks.cmmath._values import make_value, same_value
+from mathprobe.tasks.benchmarks.cmmath.grading.choice_answers import (all_options, declines,
+                                                                      judged_options,
+                                                                      judged_statements,
+                                                                      listed_options, names_letter,
+                                                                      option_ending, words_absent)
+from mathprobe.tasks.benchmarks.cmmath.grading.extraction import extract_choice, final_region
+from mathprobe.tasks.benchmarks.cmmath.grading.final_statement import (candidates, constant,
+                                                                       grade_final)
+from mathprobe.tasks.benchmarks.cmmath.grading.mentioned_numbers import (is_mentioned,
+                                                                         reference_absent)
+from mathprobe.tasks.benchmarks.cmmath.data.options import gold_letters, option_texts
+from mathprobe.tasks.benchmarks.cmmath.grading.multipart import (LABEL_RE, SUBLABEL_RE,
+                                                                 reference_parts, response_parts)
+from mathprobe.tasks.benchmarks.cmmath.grading.stated_elsewhere import (by_conclusions, by_name,
+                                                                        never_stated, states_text)
+from mathprobe.tasks.benchmarks.cmmath.grading.response_text import strip_wrappers
+from mathprobe.tasks.benchmarks.cmmath.grading.reference_answer import Reference, parse_reference
+from mathprobe.tasks.benchmarks.cmmath.grading.answer_values import make_value, same_value
 from mathprobe.tasks.items import Item
 from mathprobe.tasks.options import LETTERS
 

@@ -5,14 +5,14 @@ final statement alone does not decide: statements in words its last lines make (
 "right" only, never "wrong" (a value stated along the way may not be the answer)."""
 from __future__ import annotations
 
-from mathprobe.tasks.benchmarks.cmmath._extract import final_region
-from mathprobe.tasks.benchmarks.cmmath._final import any_same, candidates
-from mathprobe.tasks.benchmarks.cmmath._mentions import reference_absent
-from mathprobe.tasks.benchmarks.cmmath._parts import (concluded_values, named_values,
-                                                      stated_values, value_named)
-from mathprobe.tasks.benchmarks.cmmath._text import CJK_RE, canonical, clean_text
-from mathprobe.tasks.benchmarks.cmmath._reference import Reference
-from mathprobe.tasks.benchmarks.cmmath._values import constant, make_value
+from mathprobe.tasks.benchmarks.cmmath.grading.extraction import final_region
+from mathprobe.tasks.benchmarks.cmmath.grading.final_statement import any_same, candidates
+from mathprobe.tasks.benchmarks.cmmath.grading.mentioned_numbers import reference_absent
+from mathprobe.tasks.benchmarks.cmmath.grading.multipart import (concluded_values, named_values,
+                                                                 stated_values, value_named)
+from mathprobe.tasks.benchmarks.cmmath.grading.response_text import CJK_RE, canonical, clean_text
+from mathprobe.tasks.benchmarks.cmmath.grading.reference_answer import Reference
+from mathprobe.tasks.benchmarks.cmmath.grading.answer_values import constant, make_value
 
 
 NEGATION = "不没未非无否"
@@ -99,7 +99,7 @@ def by_name(reference: Reference, response: str) -> bool:
 
 def never_stated(reference: Reference, response: str) -> bool:
     """A reference of one number that no statement of the response states (after a relation
-    word: "…为0.44", "P=0.44") in any form, nor within 2% (`_mentions`): the response never
+    word: "…为0.44", "P=0.44") in any form, nor within 2% (`mentioned_numbers`): the response never
     gave it as a result, even if the number occurs in its working."""
     blanks = reference.blanks
     if len(blanks) != 1 or len(blanks[0]) != 1 or not all(constant(a) for a in blanks[0][0]):

@@ -8,7 +8,7 @@ Two facts of the published data shape this module:
   NaN). The authors' evaluation counts every row, so both are items here: the first keeps the id
   `element_en/603`, a later row with the same idx gets `element_en/603#2` (and so on).
 * The authors' published response files carry, on a few rows, an `answer` that differs from
-  today's dataset; see `_results`.
+  today's dataset; see `official_results`.
 """
 from __future__ import annotations
 

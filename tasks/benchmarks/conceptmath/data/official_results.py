@@ -18,8 +18,8 @@ import re
 from dataclasses import replace
 from pathlib import Path
 
-from mathprobe.tasks.benchmarks.conceptmath._data import (SYSTEMS, Dataset, _is_number, _json_safe,
-                                                          gold_string)
+from mathprobe.tasks.benchmarks.conceptmath.data.dataset import (SYSTEMS, Dataset, _is_number,
+                                                                 _json_safe, gold_string)
 from mathprobe.tasks.contract import OfficialRow, ResultFile
 from mathprobe.tasks.errors import DataError
 from mathprobe.tasks.files import read_result_rows, response_text

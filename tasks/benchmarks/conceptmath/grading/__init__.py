@@ -1,9 +1,10 @@
-"""ConceptMath's two graders by name: `official` (the authors', `_official`) and `strict`
-(ours, `_strict`)."""
+"""ConceptMath's grading: its two graders by name, `official` (the authors', in module
+`official`) and `strict` (ours, in module `strict`)."""
 from __future__ import annotations
 
-from mathprobe.tasks.benchmarks.conceptmath._official import official_correct, official_extracted
-from mathprobe.tasks.benchmarks.conceptmath._strict import strict_correct
+from mathprobe.tasks.benchmarks.conceptmath.grading.official import (official_correct,
+                                                                     official_extracted)
+from mathprobe.tasks.benchmarks.conceptmath.grading.strict import strict_correct
 from mathprobe.tasks.items import Item
 
 GRADERS = ("official", "strict")

@@ -3,7 +3,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from mathprobe.tasks.benchmarks.wemath._data import Dataset, item_id
+from mathprobe.tasks.benchmarks.wemath.data.dataset import Dataset, item_id
 from mathprobe.tasks.contract import Skipped
 from mathprobe.tasks.errors import DataError
 from mathprobe.tasks.files import read_result_rows, response_text

@@ -25,8 +25,8 @@ import re
 from pathlib import Path
 from typing import Any
 
-from mathprobe.tasks.benchmarks.wemath._data import Dataset
-from mathprobe.tasks.benchmarks.wemath._results import match_row
+from mathprobe.tasks.benchmarks.wemath.data.dataset import Dataset
+from mathprobe.tasks.benchmarks.wemath.data.official_results import match_row
 from mathprobe.tasks.contract import OfficialRow, ResultFile, Skipped
 from mathprobe.tasks.errors import DataError
 from mathprobe.tasks.sheets import read_table

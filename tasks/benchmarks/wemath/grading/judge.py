@@ -25,7 +25,7 @@ from __future__ import annotations
 import re
 from typing import Any, ClassVar
 
-from mathprobe.tasks.benchmarks.wemath._data import OPTION_LETTER_RE
+from mathprobe.tasks.benchmarks.wemath.data.dataset import OPTION_LETTER_RE
 from mathprobe.tasks.contract import Grade, Judge
 from mathprobe.tasks.items import Item
 from mathprobe.tasks.options import LETTERS

@@ -5,7 +5,7 @@ import json
 import pytest
 
 from mathprobe.tasks.benchmarks import cmmath
-from mathprobe.tasks.benchmarks.cmmath import _judge_authors
+from mathprobe.tasks.benchmarks.cmmath.grading import judge_prompt_authors
 from mathprobe.tasks.benchmarks.cmmath import audit as judge
 from mathprobe.tasks.contract import Judge
 from mathprobe.tasks.errors import DataError, MathprobeError
@@ -30,9 +30,10 @@ def test_default_judge_prompt_is_the_authors_gpt4_prompt():
     worked examples, then the filled template, in one user message, no system prompt."""
     system, user = cmmath.judge_prompt("求$$x$$．", "$$2$$", "所以x=2。")
     assert system is None
-    assert user == _judge_authors.JUDGE_PROMPT + ("\nQuestion: 求$$x$$．\nReference Answer: $$2$$\n"
-                                                  "Model Response: 所以x=2。\nJudgment Result: \n")
-    head = _judge_authors.JUDGE_PROMPT
+    assert user == judge_prompt_authors.JUDGE_PROMPT + (
+        "\nQuestion: 求$$x$$．\nReference Answer: $$2$$\n"
+        "Model Response: 所以x=2。\nJudgment Result: \n")
+    head = judge_prompt_authors.JUDGE_PROMPT
     assert head.startswith("\nYou are an answer evaluation assistant. Based on the following")
     assert "(For example: If the reference answer is: A\nC\n, and the model response is: " \
            "C\n, the answer consistency is: No)" in head       # their "\\n" escapes: newlines

@@ -5,9 +5,10 @@ import math_verify
 import pytest
 
 from mathprobe.tasks.benchmarks import cmmath
-from mathprobe.tasks.benchmarks.cmmath import _measure, _mentions, _values
+from mathprobe.tasks.benchmarks.cmmath.grading import (answer_values, mentioned_numbers,
+                                                       rule_agreement)
 from mathprobe.tasks.items import Item
-from tests.benchmarks.cmmath.test_rules import choice, free, verdict
+from tests.benchmarks.cmmath.grading.test_rules import choice, free, verdict
 
 POSITIVE = ("某校统计了成绩，则下列说法正确的是（   ）．\nA.平均分为$$80$$\nB.中位数为$$75$$\n"
             "C.众数为$$70$$\nD.极差为$$30$$\n")
@@ -64,7 +65,8 @@ def test_a_value_never_written(gold, response, expected):
 
 
 def test_mentioned_numbers():
-    got = _mentions.mentioned_numbers("共\\frac{{1}}{{4}}，3/5，11.42%，一百二十，two hundred")
+    got = mentioned_numbers.mentioned_numbers(
+        "共\\frac{{1}}{{4}}，3/5，11.42%，一百二十，two hundred")
     assert {0.25, 0.6, 11.42, 120, 200.0} <= got
 
 
@@ -114,7 +116,7 @@ def test_a_condition_is_no_answer():
 def test_each_text_is_parsed_once(monkeypatch):
     """An answer is parsed once, not once per option or per re-grading; the same pair of
     values is compared once."""
-    for cached in (_values.make_value, _values._parse_math, _values._verify):
+    for cached in (answer_values.make_value, answer_values._parse_math, answer_values._verify):
         cached.cache_clear()
     calls = {"parse": 0, "verify": 0}
     parse, verify = math_verify.parse, math_verify.verify
@@ -140,22 +142,22 @@ def test_each_text_is_parsed_once(monkeypatch):
 
 def test_measurement_cases(data_dir):
     items = cmmath.load(data_dir).items
-    cases = _measure.cases(items)
+    cases = rule_agreement.cases(items)
     with_solution = [i for i in items if (i.payload.get("analysis") or "").strip()]
     own = [c for c in cases if c.kind == "own"]
     assert len(own) == len(with_solution) == 971
     held = {c.item.item_id for c in own if c.split == "heldout"}
     assert 0.3 < len(held) / len(own) < 0.5
-    assert _measure.split_of("00014") == _measure.split_of("00014")      # fixed by the id
+    assert rule_agreement.split_of("00014") == rule_agreement.split_of("00014")   # fixed by the id
     by_id = {i.item_id: i for i in items}
     for c in cases:
         if c.kind == "other":
             other = by_id[c.source]
-            assert c.source != c.item.item_id and c.split == _measure.split_of(other.item_id)
-            assert _measure.reference_kind(other) == _measure.reference_kind(c.item)
+            assert c.source != c.item.item_id and c.split == rule_agreement.split_of(other.item_id)
+            assert rule_agreement.reference_kind(other) == rule_agreement.reference_kind(c.item)
             assert c.response == other.payload["analysis"] and c.expected is False
-    tallies = _measure.measure(lambda item, text: True if item.item_id < "1" else None,
-                               [c for c in cases if c.kind == "own"])
+    tallies = rule_agreement.measure(lambda item, text: True if item.item_id < "1" else None,
+                                     [c for c in cases if c.kind == "own"])
     for split in ("tuning", "heldout"):
         t = tallies[(split, "all")]
         assert t.agreed == t.decided and t.decided < t.n
@@ -164,8 +166,9 @@ def test_measurement_cases(data_dir):
 def test_rules_on_tuning_solutions(data_dir):
     """A floor against regressions, on part of the tuning split (the held-out figures are
     perf/cmmath_rules.py's): the rules decide most solutions and almost never wrongly."""
-    cases = [c for c in _measure.cases(cmmath.load(data_dir).items) if c.split == "tuning"][:400]
-    t = _measure.measure(lambda item, text: cmmath.grade("rules", item, text)[1], cases)
+    cases = [c for c in rule_agreement.cases(cmmath.load(data_dir).items)
+             if c.split == "tuning"][:400]
+    t = rule_agreement.measure(lambda item, text: cmmath.grade("rules", item, text)[1], cases)
     total = t[("tuning", "all")]
     assert total.decided_share >= 0.8 and total.agreement >= 0.99
 
@@ -181,7 +184,7 @@ def test_grading_runs_parses_each_distinct_expression_once(tmp_path, data_dir, m
     from mathprobe.tasks.runs import grade_run, prepare
     from mathprobe.tasks.store import RunSpec, Store
 
-    for cached in (_values.make_value, _values._parse_math, _values._verify):
+    for cached in (answer_values.make_value, answer_values._parse_math, answer_values._verify):
         cached.cache_clear()
     parsed: Counter[str] = Counter()
     real_parse = math_verify.parse
@@ -195,7 +198,7 @@ def test_grading_runs_parses_each_distinct_expression_once(tmp_path, data_dir, m
     store = Store(tmp_path / "runs.duckdb")
     dataset = prepare(store, bench, data_dir)
     free_form = [it for it in dataset.items if it.part != "choice"
-                 and _values.make_value(it.gold.strip()).parsed][:30]
+                 and answer_values.make_value(it.gold.strip()).parsed][:30]
     choices = [it for it in dataset.items if it.part == "choice" and it.choices][:10]
     answers = ["所以答案为$$\\frac{1}{2}$$。", "答案：0.5", "答案：12", "故答案为$$12$$．"]
     parsed.clear()
@@ -345,15 +348,17 @@ def test_judged_records_in_the_authors_format(tmp_path):
              "model_response": "答案: 无法确定。", "output_correct": "No"}]
     path = tmp_path / "eval_result.json"
     path.write_text(json.dumps(rows, ensure_ascii=False), encoding="utf-8")
-    cases = _measure.judged_cases(_measure.authors_records(path), "authors")
+    cases = rule_agreement.judged_cases(rule_agreement.authors_records(path), "authors")
     assert [(c.answer_type, c.expected, c.split) for c in cases] == [
-        ("choice", True, _measure.split_of("s_1")), ("free_form", False, _measure.split_of("s_2"))]
-    outcomes = _measure.grade_all(lambda item, text: cmmath.grade("rules", item, text)[1], cases)
+        ("choice", True, rule_agreement.split_of("s_1")),
+        ("free_form", False, rule_agreement.split_of("s_2"))]
+    outcomes = rule_agreement.grade_all(lambda item, text: cmmath.grade("rules", item, text)[1],
+                                        cases)
     assert [o.agrees for o in outcomes] == [True, True]
     rows[1]["output_correct"] = "maybe"
     path.write_text(json.dumps(rows, ensure_ascii=False), encoding="utf-8")
     with pytest.raises(DataError, match="row 2.*output_correct"):
-        _measure.authors_records(path)
+        rule_agreement.authors_records(path)
 
 
 QUESTION_DEMO = "则下列说法正确的是（   ）\nA.$$1$$\nB.$$2$$\nC.$$3$$\nD.$$4$$\n"

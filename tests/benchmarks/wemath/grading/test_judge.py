@@ -17,7 +17,7 @@ from mathprobe.flows.cli import app
 from mathprobe.flows.common import call_flow
 from mathprobe.flows.eval import eval_flow
 from mathprobe.tasks.benchmarks import wemath
-from mathprobe.tasks.benchmarks.wemath import _judge
+from mathprobe.tasks.benchmarks.wemath.grading import judge as wemath_judge
 from mathprobe.tasks.store import open_store
 
 pytestmark = pytest.mark.usefixtures("prefect_harness")
@@ -43,7 +43,7 @@ class Replies:
         if MATCHING in prompt:
             return self.judge(prompt)
         item = next(it for q, it in self.by_question.items() if q in prompt)
-        options = _judge.option_texts(item.payload["option"])
+        options = wemath_judge.option_texts(item.payload["option"])
         k = _h(item.item_id) % 6
         if k in (0, 1):
             return f"<Thought process>: short. <Answer>: {item.gold}"
@@ -89,9 +89,9 @@ def test_judge_only_where_the_regex_finds_no_letter(fake_openai, data_dir, db):
     prompts = {r["prompt"] for r in asked}
     for iid in no_letter:
         item = by_id[iid]
-        assert _judge.judge_prompt(item.payload["question"],
-                                   _judge.option_texts(item.payload["option"]),
-                                   texts[iid]) in prompts
+        assert wemath_judge.judge_prompt(item.payload["question"],
+                                         wemath_judge.option_texts(item.payload["option"]),
+                                         texts[iid]) in prompts
     assert all(r["body"].get("temperature") == 0 and not any(
         m["role"] == "system" for m in r["body"]["messages"]) for r in asked)
     # official is untouched and stays the report's grader; the cascade grades every answer
@@ -107,7 +107,7 @@ def test_judge_only_where_the_regex_finds_no_letter(fake_openai, data_dir, db):
                               f"AND grader = 'judge:{JUDGE}'"))
     assert set(judged) == no_letter - failed
     for iid, letter in judged.items():           # right where the words name the right option
-        options = _judge.option_texts(by_id[iid].payload["option"])
+        options = wemath_judge.option_texts(by_id[iid].payload["option"])
         named = [k for k, v in options.items() if v in texts[iid]]
         assert letter in named if named else letter == "Z"
         assert cascade[iid] == (letter == by_id[iid].gold)
@@ -184,7 +184,7 @@ def test_reading_the_judges_reply(reply, letter):
     """VLMEvalKit's can_infer: a lone letter among the last words, Z for none or a refusal, "the
     answer is X", or the one option whose text a short reply contains; else unreadable
     (judge_failed here, where VLMEvalKit would ask again and then draw at random)."""
-    assert _judge.infer_option(reply, OPTIONS) == letter
+    assert wemath_judge.infer_option(reply, OPTIONS) == letter
 
 
 def test_what_the_judge_is_asked_about():
