@@ -46,10 +46,30 @@ demo: $(STAMP)
 test: $(STAMP)-test postgres chromium
 	$(BIN)/python -m pytest -q -n 2
 
+# The speed scripts (perf/), each printing its figures, at sizes that keep the whole under about
+# 15 minutes on this workplace's 2-core machines; each script's own defaults are the full
+# measurements of docs/performance.md (`python perf/<script>.py --help`).
+# On a loaded machine Prefect's temporary server can take longer than its 20 s to start
+# (fanout.py and startup.py start one): wait for it rather than fail.
+bench: export PREFECT_SERVER_EPHEMERAL_STARTUP_TIMEOUT_SECONDS ?= 120
 bench: $(STAMP)-test postgres
-	$(BIN)/python benchmarks/wemath_views.py
-	$(BIN)/python benchmarks/lake.py
-	$(BIN)/python benchmarks/report_build.py
+	$(BIN)/python perf/cmmath_rules.py
+	$(BIN)/python perf/wemath_views.py --runs 50 --repeat 3
+	$(BIN)/python perf/report_build.py --runs 50 --repeat 3
+	$(BIN)/python perf/views.py --scale 0.2 --repeat 3
+	$(BIN)/python perf/lake.py --rows 1000 --runs 20 --repeat 3
+	$(BIN)/python perf/cli_errors.py --repeat 1
+	$(BIN)/python perf/global_limit.py
+	$(BIN)/python perf/fanout.py --repeat 1
+	$(BIN)/python perf/kill_loss.py --concurrency 16 128 512 --repeat 1
+	$(BIN)/python perf/startup.py --repeat 1
+	@if [ -f perf/adaptive.py ]; then $(BIN)/python perf/adaptive.py --repeat 1; \
+	 else echo "skipped perf/adaptive.py: not in this checkout"; fi
+	@echo "skipped perf/triton_grpc.py: it starts tritonserver (the triton extra) on a model it builds;"
+	@echo "  on CPU: python perf/triton_grpc.py [--requests 200]; for a GPU machine:"
+	@echo "  --write-requests DIR here, then --requests-file DIR/requests.jsonl --device cuda there"
+	@echo "skipped mathprobe beside inspect_ai (perf/inspect_wemath.py): it needs inspect-ai in a"
+	@echo "  virtualenv of its own: python perf/startup.py --inspect VENV/bin --only-side-by-side"
 
 clean:
 	rm -rf $(VENV) *.egg-info .pytest_cache

@@ -28,7 +28,7 @@ def test_one_import_root():
     """Every import of the project's own code goes through `mathprobe`: a bare `tasks` or `flows`
     works only inside the checkout (and collides with a user's own tasks.py or flows/)."""
     bare = []
-    for folder in ("mathprobe", "tasks", "flows", "tests", "benchmarks", "triton_models"):
+    for folder in ("mathprobe", "tasks", "flows", "tests", "perf", "triton_models"):
         for path in (REPO / folder).rglob("*.py"):
             for node in ast.walk(ast.parse(path.read_text())):
                 names = ([a.name for a in node.names] if isinstance(node, ast.Import) else

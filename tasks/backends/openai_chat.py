@@ -6,7 +6,7 @@ continued (`continue_text`) or scored (`score`).
 Requests go over the SDK's aiohttp transport (`openai.DefaultAioHttpClient`, the SDK's own
 option), not its default httpx2 pool: with 128 requests in flight the pool re-checks every
 connection for each request, and the same requests ran 1.5-2x faster on aiohttp here
-(benchmarks/fanout.py prints both). Proxies from the environment are honoured by this
+(perf/fanout.py prints both). Proxies from the environment are honoured by this
 transport too, so a run behind a proxy needs nothing more."""
 from __future__ import annotations
 

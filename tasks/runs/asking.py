@@ -32,7 +32,7 @@ from mathprobe.tasks.store import Store, spool
 ResponseRow = tuple[str, str, Completion]    # item_id, request_hash, completion
 # Answers wait at most this long before they go to the writer. With the commit behind it
 # (tenths of a second), it keeps the loss on kill -9 under a second at any concurrency up to
-# 512 (benchmarks/kill_loss.py); a flush every second lost answers 1.3-1.5 s old there.
+# 512 (perf/kill_loss.py); a flush every second lost answers 1.3-1.5 s old there.
 FLUSH_S = 0.25
 
 

@@ -1,6 +1,6 @@
 """Bad input on the command line: exit status 2, one `error:` line that names what is wrong, no
 traceback (unless --debug), and nothing of Prefect imported: the checks come before it (how
-long they take is measured by benchmarks/cli_errors.py, not asserted here)."""
+long they take is measured by perf/cli_errors.py, not asserted here)."""
 from __future__ import annotations
 
 import json

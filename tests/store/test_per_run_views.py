@@ -2,7 +2,7 @@
 for one run (a report, `mathprobe sql ... WHERE run_id = ...`), scans only that run's rows of
 responses, verdicts and probe scores, on a store holding runs of all three benchmarks (with
 retried failures, probes, a judge's cascade) beside a large run of other rows. And the response
-that counts is still the newest answer, else the newest failure. (benchmarks/views.py compares
+that counts is still the newest answer, else the newest failure. (perf/views.py compares
 every view's whole output with an earlier version's SQL on a store of a million responses.)
 
 "Only that run's rows" allows one vector per thread: a join whose other side turns out empty

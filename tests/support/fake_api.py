@@ -1,6 +1,6 @@
 """A small HTTP/1.1 server on loopback that speaks the OpenAI chat-completions and text
 completions (with echo: prompt log-probabilities) and the Anthropic messages wire formats, with
-scripted faults. Tests and benchmarks/fanout.py point the real SDKs at it; nothing of
+scripted faults. Tests and perf/fanout.py point the real SDKs at it; nothing of
 mathprobe's own code is replaced.
 
 Faults are scripted per prompt: `faults={"2steps_1 question 1": ["429", "503"]}` makes the first

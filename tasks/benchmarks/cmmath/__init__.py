@@ -3,18 +3,17 @@ the published prompts and graded by a cascade: rules first (`rules`), then a jud
 rules cannot decide (the authors' GPT-4 judge prompt, or GradeGPT's chat format); figures both
 as the authors' code computes them and as the paper defines them, over all answers.
 
-Data in `_data` (knowledge points `_points`, options `_options`), prompts in `_prompts` over the
-published texts of the data directory (`_published`), the rule grader in `_rules` over the
-answer extraction (`_extract`, `_text`, `_parts`), the reference's structure (`_reference`),
-the final statement's values (`_final`), what else a response states (`_stated`), what a
-choice answer names beyond a marked letter (`_choice`), value comparison (`_values`) and what a
-response mentions (`_mentions`), measured on worked solutions and judged real responses by
-`_measure`; the
-judge's prompts and verdict rules in `_judge` (the authors' GPT-4 prompt in `_judge_authors`),
-its audit against GPT-4's verdicts in `_audit`, the authors' result format (with their judge's
-verdicts) in `_results`, the report in `_report`, what compare and the HTML report show in
-`_compare` and `_plots`, a chance guess in `_chance`; the metrics are the SQL views of
-`sql/cmmath/` (cmmath_paper_*, cmmath_official_*).
+Data in `data/` (the records and item model `data.dataset`, knowledge points, options, the
+published texts of the data directory, the authors' result format with their judge's verdicts
+`data.official_results`), prompts in `_prompts`; grading in `grading/` (`GRADERS` and `grade`):
+the rule stage `grading.rules` and what it reads (each module named for it: extraction,
+reference answer, parts, final statement, ..., answer values, mentioned numbers), measured on
+worked solutions and judged real responses by `grading.rule_agreement`; the judge's prompts
+and verdict rules in `grading.judge` (the authors' GPT-4 prompt in
+`grading.judge_prompt_authors`), its audit against GPT-4's verdicts in `grading.judge_audit`;
+the report in `_report`, what compare and the HTML report show in `_compare` and `_plots`, a
+chance guess in `_chance`; the metrics are the SQL views of `sql/cmmath/` (cmmath_paper_*,
+cmmath_official_*).
 """
 from __future__ import annotations
 
@@ -22,24 +21,29 @@ from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
-from mathprobe.tasks.benchmarks.cmmath import _audit as audit
-from mathprobe.tasks.benchmarks.cmmath._audit import audit_rules, run_judge_audit, sample_path
+from mathprobe.tasks.benchmarks.cmmath.grading import judge_audit as audit
+from mathprobe.tasks.benchmarks.cmmath.grading.judge_audit import (audit_rules, run_judge_audit,
+                                                                   sample_path)
 from mathprobe.tasks.benchmarks.cmmath._chance import chance_answer, chance_level
 from mathprobe.tasks.benchmarks.cmmath._compare import CmmathComparison
-from mathprobe.tasks.benchmarks.cmmath._data import (NAME, STRATA, CmmathItem, Dataset, load,
-                                                     reference_tables, strata)
-from mathprobe.tasks.benchmarks.cmmath._judge import (JUDGE_PARAMS, PROMPT_FORMATS, VERDICT_PARSERS,
-                                                      VERDICT_RULES, judge_prompt, parse_verdict,
-                                                      parse_verdict_official)
-from mathprobe.tasks.benchmarks.cmmath._options import gold_letters, option_letters, option_texts
-from mathprobe.tasks.benchmarks.cmmath._points import PointSyntaxError, item_points, parse_points
+from mathprobe.tasks.benchmarks.cmmath.data.dataset import (NAME, STRATA, CmmathItem, Dataset, load,
+                                                            reference_tables, strata)
+from mathprobe.tasks.benchmarks.cmmath.grading.judge import (JUDGE_PARAMS, PROMPT_FORMATS,
+                                                             VERDICT_PARSERS, VERDICT_RULES,
+                                                             judge_prompt, parse_verdict,
+                                                             parse_verdict_official)
+from mathprobe.tasks.benchmarks.cmmath.data.options import (gold_letters, option_letters,
+                                                            option_texts)
+from mathprobe.tasks.benchmarks.cmmath.data.knowledge_points import (PointSyntaxError, item_points,
+                                                                     parse_points)
 from mathprobe.tasks.benchmarks.cmmath._prompts import (DEFAULT_SETTING, SETTINGS, build_prompt,
                                                         parse_setting, request_image)
-from mathprobe.tasks.benchmarks.cmmath._published import published
+from mathprobe.tasks.benchmarks.cmmath.data.published_texts import published
 from mathprobe.tasks.benchmarks.cmmath._report import build as build_report
 from mathprobe.tasks.benchmarks.cmmath._report import figures, render
-from mathprobe.tasks.benchmarks.cmmath._results import imported_tables, read_official_results
-from mathprobe.tasks.benchmarks.cmmath._rules import GRADERS, grade
+from mathprobe.tasks.benchmarks.cmmath.data.official_results import (imported_tables,
+                                                                     read_official_results)
+from mathprobe.tasks.benchmarks.cmmath.grading import GRADERS, grade
 from mathprobe.tasks.contract import Benchmark, FunctionReport, Judge
 from mathprobe.tasks.errors import MathprobeError
 from mathprobe.tasks.items import Item
@@ -53,7 +57,7 @@ class CmmathJudge(Judge):
     """The judge of the answers the rule grader leaves undecided: by default the authors' GPT-4
     judge prompt with our strict verdict rule; `--judge BACKEND:NAME#prompt=gradegpt` for a
     served GradeGPT checkpoint (its chat format), `#verdict=official` for the authors' rule
-    ("Yes" anywhere in the reply). See `_judge`."""
+    ("Yes" anywhere in the reply). See `grading.judge`."""
     rules_grader = "rules"
     params = JUDGE_PARAMS
 

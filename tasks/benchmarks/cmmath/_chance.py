@@ -14,7 +14,7 @@ from __future__ import annotations
 
 import re
 
-from mathprobe.tasks.benchmarks.cmmath._options import gold_letters
+from mathprobe.tasks.benchmarks.cmmath.data.options import gold_letters
 from mathprobe.tasks.benchmarks.cmmath._prompts import parse_setting
 from mathprobe.tasks.items import ChanceAnswer, Item
 

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from mathprobe.tasks.benchmarks.cmmath._published import Published, published
+from mathprobe.tasks.benchmarks.cmmath.data.published_texts import Published, published
 from mathprobe.tasks.errors import DataError
 from mathprobe.tasks.items import Item
 

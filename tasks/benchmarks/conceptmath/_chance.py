@@ -14,9 +14,9 @@ from __future__ import annotations
 import math
 from fractions import Fraction
 
-from mathprobe.tasks.benchmarks.conceptmath._data import language
-from mathprobe.tasks.benchmarks.conceptmath._official import (PLAIN_NUMBER_RE, _prepare,
-                                                              gold_items, normalise)
+from mathprobe.tasks.benchmarks.conceptmath.data.dataset import language
+from mathprobe.tasks.benchmarks.conceptmath.grading.official import (PLAIN_NUMBER_RE, _prepare,
+                                                                     gold_items, normalise)
 from mathprobe.tasks.items import ChanceAnswer, Item
 
 GUESSES = tuple(str(k) for k in range(101))

@@ -27,7 +27,7 @@ from functools import lru_cache
 from typing import Any
 
 from mathprobe.tasks.backends import registry as backends
-from mathprobe.tasks.benchmarks.conceptmath._data import language
+from mathprobe.tasks.benchmarks.conceptmath.data.dataset import language
 from mathprobe.tasks.contract import Dataset, Probe
 from mathprobe.tasks.errors import MathprobeError
 from mathprobe.tasks.items import Completion, Item, Request

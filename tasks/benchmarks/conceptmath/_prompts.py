@@ -11,7 +11,7 @@ or chain-of-thought: the question alone, and the question with a step-by-step in
 """
 from __future__ import annotations
 
-from mathprobe.tasks.benchmarks.conceptmath._data import FEWSHOT_FILE, language
+from mathprobe.tasks.benchmarks.conceptmath.data.dataset import FEWSHOT_FILE, language
 from mathprobe.tasks.errors import DataError
 from mathprobe.tasks.items import Chat, Item
 

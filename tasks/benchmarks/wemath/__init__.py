@@ -2,29 +2,32 @@
 sub-problems, scored by the four-dimensional metric (IK / IG / CM / RM) under the strict and
 loose rules, step accuracy and the 12 knowledge categories.
 
-Data and validation in `_data`, prompts in `_prompts`, the authors' answer extraction in
-`_grader`, VLMEvalKit's judged extractor for what it cannot read in `_judge`, their result
-format in `_results`, the paper's tables in `_report`, what compare and the HTML report show in
+Data and validation in `data.dataset`, prompts in `_prompts`, grading in `grading/`: the
+authors' answer extraction in `grading.official` and VLMEvalKit's judged extractor for what it
+cannot read in `grading.judge`; results made elsewhere in `data/` (the authors' format
+`data.official_results`, VLMEvalKit's and lmms-eval's), the authors' leaderboard submission in
+`_leaderboard`, the paper's tables in `_report`, what compare and the HTML report show in
 `_compare`, a chance guess in `_chance`; the metrics are the SQL views of `sql/wemath/`.
 """
 from __future__ import annotations
 
 from typing import Any, ClassVar
 
-from mathprobe.tasks.benchmarks.wemath._data import (NAME, STRATA, Dataset, WemathItem, item_id,
-                                                     load, option_letters, reference_tables,
-                                                     sample_unit, strata)
+from mathprobe.tasks.benchmarks.wemath.data.dataset import (NAME, STRATA, Dataset, WemathItem,
+                                                            item_id, load, option_letters,
+                                                            reference_tables, sample_unit, strata)
 from mathprobe.tasks.benchmarks.wemath._chance import chance_answer, chance_level
-from mathprobe.tasks.benchmarks.wemath._grader import GRADERS, extract_official, grade
-from mathprobe.tasks.benchmarks.wemath._judge import WemathJudge
+from mathprobe.tasks.benchmarks.wemath.grading import GRADERS, extract_official, grade
+from mathprobe.tasks.benchmarks.wemath.grading.judge import WemathJudge
 from mathprobe.tasks.benchmarks.wemath._prompts import DEFAULT_SETTING, SETTINGS, build_prompt
 from mathprobe.tasks.benchmarks.wemath._compare import WeMathComparison
 from mathprobe.tasks.benchmarks.wemath._report import build as build_report
 from mathprobe.tasks.benchmarks.wemath._report import figures, render
 from mathprobe.tasks.benchmarks.wemath._leaderboard import write_leaderboard
-from mathprobe.tasks.benchmarks.wemath._lmms_eval import read_lmms_eval
-from mathprobe.tasks.benchmarks.wemath._results import read_official_results
-from mathprobe.tasks.benchmarks.wemath._vlmevalkit import read_vlmevalkit, write_score_csv
+from mathprobe.tasks.benchmarks.wemath.data.lmms_eval_results import read_lmms_eval
+from mathprobe.tasks.benchmarks.wemath.data.official_results import read_official_results
+from mathprobe.tasks.benchmarks.wemath.data.vlmevalkit_results import (read_vlmevalkit,
+                                                                       write_score_csv)
 from mathprobe.tasks.contract import Benchmark, FunctionReport
 from mathprobe.tasks.items import Item
 

@@ -22,9 +22,9 @@ import csv
 import json
 from pathlib import Path
 
-from mathprobe.tasks.benchmarks.wemath._data import load
-from mathprobe.tasks.benchmarks.wemath._vlmevalkit import (FOUR_DIM_COLUMNS, _safe, n525_notes,
-                                                           score_row)
+from mathprobe.tasks.benchmarks.wemath.data.dataset import load
+from mathprobe.tasks.benchmarks.wemath.data.vlmevalkit_results import (FOUR_DIM_COLUMNS, _safe,
+                                                                       n525_notes, score_row)
 from mathprobe.tasks.errors import MathprobeError
 from mathprobe.tasks.store import Store
 
