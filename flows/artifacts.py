@@ -191,8 +191,7 @@ def final_state(report: dict[str, Any], head: str | None):
     from prefect.states import Completed
 
     from mathprobe.flows.common import not_completed
-    from mathprobe.flows.exits import run_exit_code
-    from mathprobe.tasks.errors import Exit
+    from mathprobe.tasks.errors import Exit, run_exit_code
 
     run = report["run"]
     code = run_exit_code(report)

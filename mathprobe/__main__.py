@@ -1,4 +1,4 @@
 """`python -m mathprobe ...` is the `mathprobe` command."""
-from mathprobe.flows.launch import main
+from mathprobe.warm.launch import main
 
 main()

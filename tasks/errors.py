@@ -17,6 +17,18 @@ class Exit(IntEnum):
     INTERRUPTED = 130    # Ctrl-C
 
 
+def run_exit_code(report: dict) -> int:
+    """A run report's exit status (the command's, and its flow run's final state): 0 completed;
+    3 calls failed for good (the run's or its judge's); 4 --max-cost reached."""
+    if report["run"]["status"] == "stopped_max_cost":
+        return Exit.STOPPED_BUDGET
+    judged_failed = any(j["n_judge_failed"] or j["n_infra_failed"]
+                        for j in report.get("judges", []))
+    if report["run"]["status"] != "completed" or judged_failed:
+        return Exit.INCOMPLETE
+    return Exit.COMPLETED
+
+
 class MathprobeError(Exception):
     """An error meant for the user, printed without a traceback by the command line."""
     exit_code = Exit.USER_ERROR

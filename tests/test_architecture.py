@@ -1,5 +1,7 @@
-"""The layout's promises: no import cycles anywhere, and a core that never names a benchmark (it
-reaches them only through the registry), so a benchmark can come and go without touching it."""
+"""The layout's promises: no import cycles anywhere; layers that import downwards only (the command
+line over the flows over the tasks, the warm runner around the command line); and a core that
+never names a benchmark (it reaches them only through the registry), so a benchmark can come and
+go without touching it."""
 from __future__ import annotations
 
 import ast
@@ -100,6 +102,42 @@ def test_no_import_cycles():
         if v not in index:
             visit(v)
     assert len(graph) > 40 and cycles == []
+
+
+# Whom each layer's modules may import of the project (the longest matching name decides). The
+# tasks know no flow and no command; the flows wire tasks and know no command; the command line
+# (mathprobe.cli, one module per command) calls flows and tasks, and finds the local Prefect
+# server and the warm runner through their records (warm.server, warm.control: below it). The
+# warm runner's entry point and process (warm.launch, warm.runner) run the command line: above
+# it. warm.control is all that the entry point imports on every command: nothing of the project.
+LAYERS = {
+    "mathprobe.tasks": ("mathprobe.tasks",),
+    "mathprobe.flows": ("mathprobe.flows", "mathprobe.tasks"),
+    "mathprobe.cli": ("mathprobe.cli", "mathprobe.flows", "mathprobe.tasks",
+                      "mathprobe.warm.control", "mathprobe.warm.server"),
+    "mathprobe.warm.control": (),
+    "mathprobe.warm.server": ("mathprobe.tasks", "mathprobe.warm.control"),
+    "mathprobe.warm": ("mathprobe.cli", "mathprobe.flows", "mathprobe.tasks", "mathprobe.warm"),
+}
+
+
+def _within(name: str, prefix: str) -> bool:
+    return name == prefix or name.startswith(prefix + ".")
+
+
+def test_layers_import_downwards():
+    mods = modules()
+    assert {"mathprobe.cli.main", "mathprobe.cli.run", "mathprobe.warm.runner",
+            "mathprobe.flows.eval"} <= set(mods)
+    offenders = []
+    for name, path in mods.items():
+        layer = max((p for p in LAYERS if _within(name, p)), key=len, default=None)
+        if layer is None:                   # the root package: mathprobe, mathprobe.__main__
+            continue
+        for imported in sorted(imports(name, path, set(mods))):
+            if not any(_within(imported, allowed) for allowed in LAYERS[layer]):
+                offenders.append(f"{name} ({layer}) imports {imported}")
+    assert offenders == []
 
 
 def test_the_core_never_names_a_benchmark():

@@ -100,7 +100,7 @@ def test_evaluated_end_to_end_through_the_flow_the_report_and_its_view(arith, ar
     # the report command, in another process that finds the plug-in installed on its path
     close_all()
     env = {**os.environ, "PYTHONPATH": os.pathsep.join([str(arith), str(REPO)])}
-    out = subprocess.run([sys.executable, "-m", "mathprobe.flows.cli", "report", "--run-id", "toy",
+    out = subprocess.run([sys.executable, "-m", "mathprobe.cli.main", "report", "--run-id", "toy",
                           "--db", str(db)], env=env, capture_output=True, text=True,
                          timeout=120, cwd=REPO)
     assert out.returncode == 0, out.stderr[-2000:]

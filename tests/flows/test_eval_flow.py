@@ -6,7 +6,7 @@ import duckdb
 import pytest
 from typer.testing import CliRunner
 
-from mathprobe.flows.cli import app
+from mathprobe.cli.main import app
 from mathprobe.flows.eval import eval_flow
 from mathprobe.tasks.benchmarks import wemath
 from mathprobe.tasks.errors import MathprobeError

@@ -13,7 +13,7 @@ import pytest
 from scipy import stats as sps
 from typer.testing import CliRunner
 
-from mathprobe.flows.cli import app
+from mathprobe.cli.main import app
 from mathprobe.tasks.benchmarks import wemath
 from mathprobe.tasks.reports import compare, stats
 from tests.reports.conftest import N_RIGHT, N_WRONG

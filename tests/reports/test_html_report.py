@@ -16,7 +16,7 @@ from pathlib import Path
 import pytest
 from typer.testing import CliRunner
 
-from mathprobe.flows.cli import app
+from mathprobe.cli.main import app
 from tests.reports.conftest import N_RIGHT, N_WRONG
 
 CHROMIUM = "/usr/bin/chromium"

@@ -15,7 +15,7 @@ import pytest
 from scipy import stats as sps
 from typer.testing import CliRunner
 
-from mathprobe.flows.cli import app
+from mathprobe.cli.main import app
 from mathprobe.tasks import registry
 from mathprobe.tasks.reports import intervals
 from mathprobe.tasks.runs import import_official

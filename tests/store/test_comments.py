@@ -38,7 +38,7 @@ def test_a_view_exports_to_csv_and_parquet(tmp_path):
     """The README's export recipe: `mathprobe sql` runs COPY ... TO on the read-only file."""
     from typer.testing import CliRunner
 
-    from mathprobe.flows.cli import app
+    from mathprobe.cli.main import app
 
     db = tmp_path / "store.duckdb"
     Store(db).close()

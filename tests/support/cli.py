@@ -32,7 +32,7 @@ def invoke(*args: str):
     and Prefect import per command); the store is closed after it, as a new process finds it."""
     from typer.testing import CliRunner
 
-    from mathprobe.flows.cli import app
+    from mathprobe.cli.main import app
     from mathprobe.tasks.store import close_all
 
     result = CliRunner().invoke(app, list(args))

@@ -7,7 +7,7 @@ import time
 import pytest
 from typer.testing import CliRunner
 
-from mathprobe.flows.cli import app
+from mathprobe.cli.main import app
 from mathprobe.tasks.errors import MathprobeError
 from mathprobe.tasks.store import close_all, open_store
 from tests.support import early

@@ -9,7 +9,7 @@ import json
 import pytest
 from typer.testing import CliRunner
 
-from mathprobe.flows.cli import app
+from mathprobe.cli.main import app
 from mathprobe.flows.common import call_flow
 from mathprobe.flows.eval import eval_flow as _eval_flow
 from mathprobe.tasks.benchmarks import cmmath

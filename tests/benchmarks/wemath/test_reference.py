@@ -15,7 +15,7 @@ CASES = ["v1"]
 
 
 def mathprobe_process(*args: str) -> subprocess.CompletedProcess:
-    cmd = [sys.executable, "-m", "mathprobe.flows.cli", *args]
+    cmd = [sys.executable, "-m", "mathprobe.cli.main", *args]
     return subprocess.run(cmd, capture_output=True, text=True,
                           cwd=Path(__file__).resolve().parent.parent)
 

@@ -13,7 +13,7 @@ import re
 import pytest
 from typer.testing import CliRunner
 
-from mathprobe.flows.cli import app
+from mathprobe.cli.main import app
 from mathprobe.flows.common import call_flow
 from mathprobe.flows.eval import eval_flow
 from mathprobe.tasks.benchmarks import wemath

@@ -3,11 +3,11 @@ itself per `mathprobe` command.
 
 A `mathprobe run` spends about 2 s importing Prefect, the flows and the model SDK before it can
 ask its first question (issue 14 wants the first request within 2 s of the command starting).
-`mathprobe server start` therefore also starts this runner (flows/_warm_runner.py), which
-imports all of that once. The `mathprobe` entry point (flows/launch.py) hands it each command
-over a Unix socket; the runner forks, the copy takes the command's stdin/stdout/stderr,
-arguments, working directory and environment and runs `flows.cli.main` as the command itself
-would have; the runner sends back the copy's exit status. A client that goes away (killed)
+`mathprobe server start` therefore also starts this runner (mathprobe/warm/runner.py), which
+imports all of that once. The `mathprobe` entry point (mathprobe/warm/launch.py) hands it each
+command over a Unix socket; the runner forks, the copy takes the command's stdin/stdout/stderr,
+arguments, working directory and environment and runs `mathprobe.cli.main.main` as the command
+itself would have; the runner sends back the copy's exit status. A client that goes away (killed)
 gets its copy interrupted as Ctrl-C would (answers kept; the same command resumes).
 
 It only serves a command that would have imported what it imported (otherwise the command runs
@@ -18,9 +18,9 @@ in its own process, as before):
   in the background) and exits once its running commands end;
 - the same Prefect settings (Prefect reads PREFECT_* when imported) and a server that answers.
 
-Nothing at this module's top level imports more than the standard library: flows/launch.py
-imports it on every command. Its record: `warm.json` (pid, socket) in the server's state folder
-(flows/server.py); its log: `warm.log` there.
+Nothing at this module's top level imports more than the standard library:
+mathprobe/warm/launch.py imports it on every command. Its record: `warm.json` (pid, socket) in
+the server's state folder (mathprobe/warm/server.py); its log: `warm.log` there.
 """
 from __future__ import annotations
 
@@ -34,9 +34,9 @@ from pathlib import Path
 PROTOCOL = 1
 NO_WARM = "MATHPROBE_NO_WARM"          # set (to anything) to run every command in its own process
 RECORD = "warm.json"
-RUNNER = "mathprobe.flows._warm_runner"     # the runner's module, run with `python -m`
+RUNNER = "mathprobe.warm.runner"     # the runner's module, run with `python -m`
 READY_TIMEOUT_S = 60.0
-# the folder holding mathprobe's flows and tasks packages (the checkout, or site-packages/mathprobe)
+# the root package's folder: the checkout's mathprobe/, or site-packages/mathprobe
 _PROJECT = Path(__file__).resolve().parent.parent
 
 
@@ -84,15 +84,13 @@ def fingerprint() -> str:
     """Changes when anything the runner imported may have: a source file of mathprobe (edited,
     added, removed), the installed packages (site-packages' own folder changes with any
     install), or the Prefect profiles. A few milliseconds of stat calls."""
-    newest, count = 0, 0
-    for part in ("flows", "tasks"):
-        for folder, dirs, files in os.walk(_PROJECT / part):
+    sources = set()
+    for root in _source_folders():
+        for folder, dirs, files in os.walk(root):
             dirs[:] = [d for d in dirs if d != "__pycache__"]
-            for name in files:
-                if name.endswith(".py"):
-                    count += 1
-                    newest = max(newest, os.stat(os.path.join(folder, name)).st_mtime_ns)
-    marks = [str(newest), str(count)]
+            sources.update(os.path.join(folder, name) for name in files if name.endswith(".py"))
+    newest = max((os.stat(path).st_mtime_ns for path in sources), default=0)
+    marks = [str(newest), str(len(sources))]
     home = os.environ.get("PREFECT_HOME") or str(Path.home() / ".prefect")
     for path in [p for p in sys.path if p.endswith("-packages")] + [home + "/profiles.toml"]:
         try:
@@ -100,6 +98,19 @@ def fingerprint() -> str:
         except OSError:
             marks.append("-")
     return "/".join(marks)
+
+
+def _source_folders() -> list[Path]:
+    """The folders of mathprobe's code: the root package (the command line, this package) and
+    the flows and tasks packages, which a checkout keeps beside it (its top-level flows/ and
+    tasks/) and a wheel inside it. Found without importing them."""
+    from importlib.util import find_spec
+
+    folders = [_PROJECT]
+    for package in ("mathprobe.flows", "mathprobe.tasks"):
+        spec = find_spec(package)
+        folders += [Path(p) for p in (spec.submodule_search_locations or [])] if spec else []
+    return folders
 
 
 def alive(record: dict | None) -> bool:

@@ -1,47 +1,16 @@
-"""The `mathprobe` commands that hand results to others: `card` (a run's card, as Markdown or
-JSON) and `export` (a benchmark's files for another tool, e.g. the WE-MATH authors' leaderboard
-submission or VLMEvalKit's score CSV, always with the run's card beside them). Registered on the
-app by flows.cli."""
+"""`mathprobe export`: a run's results handed to another tool in its format (e.g. the WE-MATH
+authors' leaderboard submission or VLMEvalKit's score CSV), always with the run's card (JSON
+and Markdown) beside them."""
 from __future__ import annotations
 
-import json
-import sys
 from pathlib import Path
 from typing import Annotated, Optional
 
 import typer
 
-from mathprobe.flows.cli_common import DataDir, err, open_existing
+from mathprobe.cli.card import card_text
+from mathprobe.cli.common import DataDir, err, open_existing
 from mathprobe.tasks.errors import MathprobeError
-
-
-def card(
-    run_id: Annotated[str, typer.Argument(help="The run whose card to show.")],
-    db: Annotated[str, typer.Option("--db", help="DuckDB file, or a DuckLake store.")],
-    as_json: Annotated[bool, typer.Option("--json", help="Print the card as JSON (default: "
-                                          "Markdown).")] = False,
-    out: Annotated[Optional[Path], typer.Option("--out", help="Write it to this file instead "
-                                                "of printing it.")] = None,
-) -> None:
-    """A run's card: what it takes to reproduce its figures (versions, data files and hashes,
-    setting and prompts hash, model and what the server said it was, generation settings,
-    graders and judges, seeds, concurrency, start and end, tokens, cost, counts by status)."""
-    from mathprobe.tasks.reports import card as run_card
-
-    text = _card_text(run_card.build(open_existing(db), run_id), as_json)
-    if out is None:
-        sys.stdout.write(text)
-    else:
-        out.parent.mkdir(parents=True, exist_ok=True)
-        out.write_text(text, encoding="utf-8")
-        err.print(f"wrote the card of {run_id} to {out}")
-
-
-def _card_text(card: dict, as_json: bool) -> str:
-    from mathprobe.tasks.reports import card as run_card
-
-    return (json.dumps(card, indent=2, ensure_ascii=False, default=str) if as_json
-            else run_card.markdown(card)) + "\n"
 
 
 def export(
@@ -72,7 +41,7 @@ def export(
     the_card = run_card.build(store, run_id)
     stem = out / f"{_stem(run_id)}.card"
     for suffix, as_json in ((".json", True), (".md", False)):
-        Path(f"{stem}{suffix}").write_text(_card_text(the_card, as_json), encoding="utf-8")
+        Path(f"{stem}{suffix}").write_text(card_text(the_card, as_json), encoding="utf-8")
         paths.append(Path(f"{stem}{suffix}"))
     err.print(f"wrote {len(paths)} file(s) to {out}: {', '.join(p.name for p in paths)}")
     for note in notes:

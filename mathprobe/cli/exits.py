@@ -1,27 +1,17 @@
-"""How a command ends: its exit status (tasks.errors.Exit, documented here for --help), a user
-error's traceback kept off the console, and the frames of a reported error released."""
+"""How a command ends: its exit status (tasks.errors.Exit, documented here for --help; a run
+report's status is tasks.errors.run_exit_code), a user error's traceback kept off the console,
+and the frames of a reported error released."""
 from __future__ import annotations
 
 import logging
 import traceback
 
-from mathprobe.tasks.errors import Exit, MathprobeError
+from mathprobe.tasks.errors import MathprobeError
 
 EXIT_CODES = """Exit status: 0 completed; 1 internal error (a bug: traceback printed); 2 user
 error (bad argument, data, key or file: one 'error:' line, nothing asked); 3 incomplete (calls
 failed for good: re-drive them with --retry-failed); 4 stopped by --max-cost; 5 the store could
 not be written (full disk: answers in flight saved, run again); 130 interrupted (Ctrl-C)."""
-
-
-def run_exit_code(report: dict) -> int:
-    """0 completed; 3 calls failed for good (the run's or its judge's); 4 --max-cost reached."""
-    if report["run"]["status"] == "stopped_max_cost":
-        return Exit.STOPPED_BUDGET
-    judged_failed = any(j["n_judge_failed"] or j["n_infra_failed"]
-                        for j in report.get("judges", []))
-    if report["run"]["status"] != "completed" or judged_failed:
-        return Exit.INCOMPLETE
-    return Exit.COMPLETED
 
 
 def quiet_user_error_tracebacks() -> None:

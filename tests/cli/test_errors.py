@@ -18,7 +18,7 @@ from tests.conftest import REPO
 
 DRIVER = textwrap.dedent("""
     import contextlib, io, json, sys, time
-    from mathprobe.flows.cli import main
+    from mathprobe.cli.main import main
     out = []
     for args in json.loads(sys.argv[1]):
         err = io.StringIO()
@@ -189,7 +189,7 @@ def test_sql_on_a_store_another_process_is_writing(tmp_path):
         for args in (["sql", "--db", str(db), "SELECT 1"],
                      ["report", "--run-id", "x", "--db", str(db)]):
             started = time.time()
-            done = subprocess.run([sys.executable, "-m", "mathprobe.flows.cli", *args], cwd=REPO,
+            done = subprocess.run([sys.executable, "-m", "mathprobe.cli.main", *args], cwd=REPO,
                                   capture_output=True, text=True, timeout=60)
             assert done.returncode == 2, done.stderr
             lines = done.stderr.strip().splitlines()
@@ -206,16 +206,16 @@ def test_sql_on_a_store_another_process_is_writing(tmp_path):
 def test_version_and_the_choices_in_help():
     from importlib.metadata import version
 
-    done = subprocess.run([sys.executable, "-m", "mathprobe.flows.cli", "--version"], cwd=REPO,
+    done = subprocess.run([sys.executable, "-m", "mathprobe.cli.main", "--version"], cwd=REPO,
                           capture_output=True, text=True, timeout=60)
     assert (done.returncode, done.stdout.strip()) == (0, f"mathprobe {version('mathprobe')}")
-    top = subprocess.run([sys.executable, "-m", "mathprobe.flows.cli", "--help"], cwd=REPO,
+    top = subprocess.run([sys.executable, "-m", "mathprobe.cli.main", "--help"], cwd=REPO,
                          capture_output=True, text=True, timeout=60, env={
                              **__import__("os").environ, "COLUMNS": "200"})
     for code in ("0 completed", "2 user error", "3 incomplete", "4 stopped by --max-cost",
                  "5 the store could not be written", "130 interrupted"):
         assert code in " ".join(top.stdout.split())
-    run = subprocess.run([sys.executable, "-m", "mathprobe.flows.cli", "run", "--help"], cwd=REPO,
+    run = subprocess.run([sys.executable, "-m", "mathprobe.cli.main", "run", "--help"], cwd=REPO,
                          capture_output=True, text=True, timeout=60,
                          env={**__import__("os").environ, "COLUMNS": "200"})
     text = " ".join(run.stdout.split())

@@ -1,5 +1,5 @@
 """`mathprobe triton serve|tiny-model`: serve the Triton model repository on CPU, build a tiny
-model (registered on the app by flows.cli)."""
+model (registered on the app by mathprobe.cli.main)."""
 from __future__ import annotations
 
 import threading
@@ -8,7 +8,7 @@ from typing import Annotated, Optional
 
 import typer
 
-from mathprobe.flows.cli_common import err, invocation
+from mathprobe.cli.common import err, invocation
 from mathprobe.tasks.errors import MathprobeError
 
 app = typer.Typer(help="Triton Inference Server: serve the model repository, build a "

@@ -185,7 +185,7 @@ def test_changed_code_or_other_prefect_settings_run_in_their_own_process(started
     other = mathprobe(*args, env=dict(env, PREFECT_LOGGING_LEVEL="WARNING"))
     assert "42" in other.stdout, other.stderr
     assert warm_status(env) == (pid, served)                # not the runner's
-    os.utime(REPO / "flows" / "launch.py")                  # as an edit does
+    os.utime(REPO / "mathprobe" / "warm" / "launch.py")                  # as an edit does
     edited = mathprobe(*args, env=env)
     assert "42" in edited.stdout, edited.stderr
     deadline = time.monotonic() + 90                        # its successor warms up

@@ -1,4 +1,5 @@
-"""`mathprobe server start|stop|status`: a Prefect server that is already there.
+"""The local Prefect server of `mathprobe server start|stop|status` (the commands:
+mathprobe.cli.server): a Prefect server that is already there.
 
 Without a Prefect server, every command that runs a flow starts a temporary one (Prefect's
 ephemeral API: about 6 s to start, most of it waiting for it to answer, and 2 s to stop), and
@@ -28,24 +29,17 @@ import urllib.error
 import urllib.request
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Annotated, Optional
 
-import typer
-
-from mathprobe.flows import warm
-from mathprobe.flows.warm import state_dir
 from mathprobe.tasks import processes
 from mathprobe.tasks.backends.secrets import prefect_setting
 from mathprobe.tasks.errors import MathprobeError
 from mathprobe.tasks.ports import free_port
+from mathprobe.warm import control
+from mathprobe.warm.control import state_dir
 
 DEFAULT_PORT = 4200
 START_TIMEOUT_S = 90.0
 STOP_TIMEOUT_S = 10.0
-
-app = typer.Typer(help="A local Prefect server for mathprobe runs: start it once, and every run "
-                       "connects in well under a second and shows in its UI.",
-                  no_args_is_help=True)
 
 
 @dataclass(frozen=True)
@@ -181,20 +175,20 @@ def start(port: int | None = None, timeout: float = START_TIMEOUT_S) -> tuple[Se
                                 start_new_session=True)     # survives this command, and Ctrl-C
     server = Server(proc.pid, port, home, str(log))
     (folder / "server.json").write_text(json.dumps(server.__dict__))
-    warm.start(server.api_url)                  # warms up while the server starts
+    control.start(server.api_url)                  # warms up while the server starts
     deadline = time.monotonic() + timeout
     # its own server answering: another program on the port answers too (a server started
     # on it first, whose port ours then found taken: "Port ... is already in use")
     while not (server.healthy(timeout=0.5) and server.owns_port()):
         if proc.poll() is not None:
             (folder / "server.json").unlink(missing_ok=True)
-            warm.stop()                         # it was pointed at this server
+            control.stop()                         # it was pointed at this server
             raise MathprobeError(f"the Prefect server exited at start (status {proc.returncode}); "
                                  f"see {log}: {_tail(log)}")
         if time.monotonic() > deadline:
             _terminate(proc.pid)
             (folder / "server.json").unlink(missing_ok=True)
-            warm.stop()
+            control.stop()
             raise MathprobeError(f"the Prefect server did not answer within {timeout:.0f} s; "
                                  f"see {log}")
         time.sleep(0.1)
@@ -214,7 +208,7 @@ def stop() -> tuple[Server | None, bool]:
     """Stop the recorded server (SIGTERM to its process group, SIGKILL after a grace period)
     and remove its record; (the record or None, whether a process was stopped)."""
     server = recorded()
-    warm.stop()
+    control.stop()
     (state_dir() / "server.json").unlink(missing_ok=True)
     if server is None or not server.alive():
         return server, False
@@ -253,80 +247,3 @@ def _tail(path: Path, lines: int = 3) -> str:
     except OSError:
         return ""
     return " | ".join(line.strip() for line in text[-lines:])
-
-
-@app.command("start")
-def start_command(
-    port: Annotated[Optional[int], typer.Option("--port", help="Port on 127.0.0.1 (default "
-                                                f"{DEFAULT_PORT}, or a free one).")] = None,
-) -> None:
-    """Start a Prefect server in the background (on your Prefect database, PREFECT_HOME; its
-    record and log under $MATHPROBE_STATE_DIR/server) and wait until it answers."""
-    from mathprobe.tasks.runs.preflight import check_counts
-
-    check_counts(port=port)
-    t = time.monotonic()
-    before = recorded()
-    was_stale = before is not None and not before.alive()
-    server, started = start(port)
-    say = typer.echo
-    if was_stale:
-        say(f"({stale(before)}; starting a new one)")
-    if started:
-        say(f"Prefect server started in {time.monotonic() - t:.1f} s (pid {server.pid}).")
-    else:
-        say(f"Prefect server already running (pid {server.pid}).")
-    say(_warm_line(warm.start(server.api_url)))
-    say(f"  UI:  {server.ui_url}\n  API: {server.api_url}\n  log: {server.log}\n"
-        f"mathprobe commands use it from now on; other Prefect tools: "
-        f"export PREFECT_API_URL={server.api_url}")
-    configured = prefect_setting("PREFECT_API_URL")
-    if configured and configured != server.api_url:
-        say(f"note: PREFECT_API_URL={configured} is set, and commands use that server first.")
-
-
-def _warm_line(pid: int) -> str:
-    """Start-up's word on the warm runner (flows/warm.py), once it is ready or not."""
-    if warm.wait_ready(pid):
-        return (f"Warm runner ready (pid {pid}): commands start in a fraction of a second "
-                f"(MATHPROBE_NO_WARM=1 runs one in its own process).")
-    return (f"note: the warm runner (pid {pid}) did not start (see {state_dir() / 'warm.log'}); "
-            "commands run in their own process, about 2 s slower to start.")
-
-
-@app.command("stop")
-def stop_command() -> None:
-    """Stop the server `mathprobe server start` started."""
-    server, stopped = stop()
-    if stopped:
-        typer.echo(f"Prefect server stopped (pid {server.pid}).")
-    elif server is not None:
-        typer.echo(f"Nothing to stop: {stale(server)}; its record is removed.")
-    else:
-        typer.echo("No mathprobe Prefect server was running.")
-
-
-@app.command("status")
-def status_command() -> None:
-    """Which Prefect server mathprobe commands use now."""
-    configured = prefect_setting("PREFECT_API_URL")
-    server = recorded()
-    running = server is not None and server.alive()
-    if configured and not (running and configured == server.api_url):
-        typer.echo(f"PREFECT_API_URL={configured}: commands use that server "
-                   f"({'answering' if healthy(configured) else 'NOT answering'}).")
-    if running:
-        typer.echo(f"mathprobe server: running (pid {server.pid}), "
-                   f"{'healthy' if server.healthy() else 'NOT answering'}\n"
-                   f"  UI:  {server.ui_url}\n  API: {server.api_url}\n  log: {server.log}")
-        runner = warm.ask_status()
-        typer.echo(f"warm runner: ready (pid {runner['pid']}), {runner['served']} command(s) "
-                   f"served, {runner['running']} running" if runner else
-                   "warm runner: not running (commands start in their own process, about 2 s "
-                   "slower); `mathprobe server start` starts it")
-    elif server is not None:
-        typer.echo(f"Stale record: {stale(server)}. "
-                   "`mathprobe server start` starts a new one (and replaces the record).")
-    if not configured and not running:
-        typer.echo("No Prefect server: each run starts a temporary one (about 10 s). "
-                   "`mathprobe server start` makes runs connect in well under a second.")

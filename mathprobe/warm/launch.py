@@ -1,14 +1,14 @@
 """The `mathprobe` command: handed to the warm runner when one serves, else run in this process.
 
-The warm runner (flows/warm.py, started by `mathprobe server start`) has already imported
-Prefect, the flows and the model SDKs, which costs a command about 2 s before its first
-request. This module is the whole of what the command imports on that path: the standard
-library and flows.warm's record. It passes the runner this process's stdin, stdout and stderr
-(SCM_RIGHTS over the runner's Unix socket), its arguments, working directory and environment;
-the runner's forked copy writes straight to the user's terminal, and this process waits for its
-exit status, passing on Ctrl-C (SIGINT), SIGTERM, SIGHUP and Ctrl-Z / fg. Whenever the runner
-is absent or declines (other code, other Prefect settings, the server down; the runner's log
-says which), or MATHPROBE_NO_WARM=1, the command runs here, exactly as before.
+The warm runner (mathprobe/warm/control.py, started by `mathprobe server start`) has already
+imported Prefect, the flows and the model SDKs, which costs a command about 2 s before its first
+request. This module is the whole of what the command imports on that path: the standard library
+and mathprobe.warm.control's record. It passes the runner this process's stdin, stdout and
+stderr (SCM_RIGHTS over the runner's Unix socket), its arguments, working directory and
+environment; the runner's forked copy writes straight to the user's terminal, and this process
+waits for its exit status, passing on Ctrl-C (SIGINT), SIGTERM, SIGHUP and Ctrl-Z / fg. Whenever
+the runner is absent or declines (other code, other Prefect settings, the server down; the
+runner's log says which), or MATHPROBE_NO_WARM=1, the command runs here, exactly as before.
 `mathprobe server ...` always runs here: it starts and stops the runner itself.
 """
 from __future__ import annotations
@@ -20,14 +20,14 @@ import socket
 import sys
 import time
 
-from mathprobe.flows import warm
+from mathprobe.warm import control as warm
 
 
 def main() -> None:
     args = sys.argv[1:]
     code = None if _runs_here(args) else hand_over(args)
     if code is None:
-        from mathprobe.flows.cli import main as cli_main
+        from mathprobe.cli.main import main as cli_main
 
         cli_main(args)
     sys.exit(code)

@@ -1,4 +1,4 @@
-"""What the `mathprobe` command modules share (flows.cli, flows.probes_cli): the option types
+"""What the `mathprobe` command modules share (mathprobe.cli.*): the option types
 and their help, the stderr console, the --debug flag, importing a flow only when a command
 needs it (after its checks: importing Prefect takes seconds), the progress bar, printing a
 report."""
@@ -15,10 +15,10 @@ import typer
 from rich.console import Console
 from rich.text import Text
 
-from mathprobe.flows import server
-from mathprobe.flows.exits import quiet_user_error_tracebacks
+from mathprobe.cli.exits import quiet_user_error_tracebacks
 from mathprobe.tasks.backends import registry as backends
 from mathprobe.tasks.errors import MathprobeError
+from mathprobe.warm import server
 
 err = Console(stderr=True)
 DEBUG = threading.Event()      # --debug: show tracebacks of user errors

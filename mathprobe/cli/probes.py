@@ -1,4 +1,4 @@
-"""The `mathprobe` probe commands (registered on the app by flows.cli): `contamination` and
+"""The `mathprobe` probe commands (registered on the app by mathprobe.cli.main): `contamination` and
 `classify` run a benchmark's probes (ConceptMath's contamination and concept classification)."""
 from __future__ import annotations
 
@@ -10,8 +10,8 @@ import typer
 from rich.console import Console
 from rich.text import Text
 
-from mathprobe.flows.cli_common import (BENCHMARKS_HELP, MODELS_HELP, Concurrency, DataDir, Db, err,
-                                        load_flow, progress_bar)
+from mathprobe.cli.common import (BENCHMARKS_HELP, MODELS_HELP, Concurrency, DataDir, Db, err,
+                                  load_flow, progress_bar)
 from mathprobe.tasks.errors import Exit
 
 

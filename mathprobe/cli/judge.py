@@ -1,6 +1,6 @@
-"""`mathprobe judge` (registered on the app by flows.cli): re-judge a stored run with any judge
-model, nothing asked of the evaluated model again; every judge call cached by content; what the
-judge decided, failed on and cost. `judge-audit` is flows.judge_audit_cli."""
+"""`mathprobe judge` (registered on the app by mathprobe.cli.main): re-judge a stored run with
+any judge model, nothing asked of the evaluated model again; every judge call cached by content;
+what the judge decided, failed on and cost. `judge-audit` is mathprobe.cli.judge_audit."""
 from __future__ import annotations
 
 import json
@@ -11,7 +11,7 @@ import typer
 from rich.console import Console
 from rich.text import Text
 
-from mathprobe.flows.cli_common import DataDir, Db, err
+from mathprobe.cli.common import DataDir, Db, err
 from mathprobe.tasks.errors import Exit, MathprobeError
 
 JudgeOption = Annotated[str, typer.Option(

@@ -1,7 +1,7 @@
-"""`mathprobe judge-audit` (registered on the app by flows.cli): two graders of a stored run
-against each other (agreement, Cohen's kappa, the confusion table, the answers they disagree on,
-to read), optionally the same judge asked twice (--repeat 2: its own instability); or a
-benchmark's graders against reference verdicts (CMMaTH: GPT-4's on the GradeGPT sample)."""
+"""`mathprobe judge-audit` (registered on the app by mathprobe.cli.main): two graders of a
+stored run against each other (agreement, Cohen's kappa, the confusion table, the answers they
+disagree on, to read), optionally the same judge asked twice (--repeat 2: its own instability);
+or a benchmark's graders against reference verdicts (CMMaTH: GPT-4's on the GradeGPT sample)."""
 from __future__ import annotations
 
 import json
@@ -13,8 +13,8 @@ from rich.console import Console
 from rich.table import Table
 from rich.text import Text
 
-from mathprobe.flows.cli_common import DataDir, Db
-from mathprobe.flows.judge_cli import Repeat
+from mathprobe.cli.common import DataDir, Db
+from mathprobe.cli.judge import Repeat
 from mathprobe.tasks.errors import MathprobeError
 
 

@@ -1,5 +1,5 @@
-"""The `mathprobe` commands that show results: `compare` (registered on the app by flows.cli)
-and the HTML half of `report` (`--html FILE [--runs A,B,...] [--figures DIR]`)."""
+"""`mathprobe compare`: the papers' multi-model tables from stored runs, every figure with its
+bootstrap interval, each run against the first (also as JSON, CSV or Parquet)."""
 from __future__ import annotations
 
 import json
@@ -10,8 +10,7 @@ from typing import Annotated, Optional
 import typer
 from rich.console import Console
 
-from mathprobe.flows.cli_common import err, open_existing
-from mathprobe.tasks.errors import MathprobeError
+from mathprobe.cli.common import err, open_existing
 
 def compare(
     db: Annotated[str, typer.Option("--db", help="DuckDB file, or a DuckLake store "
@@ -58,37 +57,3 @@ def compare(
     else:
         console = Console()
         console.print(compare_render.render(result, console.width))
-
-
-def write_html(db: str, run_id: str | None, runs: str | None, html: Path, *,
-               grader: str | None, figures: Path | None, data_dir: Path | None) -> None:
-    """`report --html`: the report of --run-id or of --runs A,B,... (the first the baseline)."""
-    from mathprobe.tasks.runs import preflight
-
-    preflight.output_file("--html", html)                 # before any work, not after it
-    if figures is not None:
-        preflight.output_dir("--figures", figures)
-    ids = [r.strip() for r in (runs or "").split(",") if r.strip()] + ([run_id] if run_id else [])
-    if not ids:
-        raise MathprobeError("--html needs --run-id ID or --runs A,B,...")
-    store = open_existing(db)
-    if grader is not None:           # the runs and the grader, before matplotlib is imported
-        from mathprobe.tasks.reports.summary import check_grader, find_run
-
-        found = {r: find_run(store, r) for r in dict.fromkeys(ids)}
-        check_grader(store, {r: (f["benchmark"], f["setting"]) for r, f in found.items()},
-                     grader)
-    from mathprobe.tasks.reports import html as html_report
-
-    try:
-        info = html_report.write(store, list(dict.fromkeys(ids)), html, grader=grader,
-                                 data_dir=data_dir, figures_dir=figures)
-    except OSError as exc:                  # the disk filled, the folder went away meanwhile
-        raise MathprobeError(f"--html {html}: could not write it ({exc.strerror or exc})") \
-            from None
-    err.print(f"wrote {info['path']} ({info['bytes'] / 1e6:.1f} MB: {info['runs']} run(s), "
-              f"{info['plots']} plots, {info['items']} answers in the item browser"
-              + (f"; left out of it: {', '.join(info['items_left_out'])}"
-                 if info["items_left_out"] else "")
-              + (f"; {len(info['figure_files'])} figure files in {figures}" if figures else "")
-              + f") in {info['seconds']:.1f} s")

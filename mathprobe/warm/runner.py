@@ -1,14 +1,13 @@
-"""The warm runner's process (`python -m mathprobe.flows._warm_runner --api-url URL`; see
-flows/warm.py for why and flows.warm.start for how it is started).
+"""The warm runner's process (`python -m mathprobe.warm.runner --api-url URL`; see
+mathprobe/warm/control.py for why and control.start for how it is started).
 
-It sets PREFECT_API_URL, imports what commands need, then listens on a Unix socket in a
-private folder. Per command it checks that it may serve it (`_declines`), forks, and the copy
-becomes the command (`_become`): the command's stdin/stdout/stderr replace its own, its
-environment, working directory, umask and arguments are taken, and `flows.cli.main` runs as in
-the command's own process. The runner itself stays single-threaded (a fork copies one thread
-only), reaps its copies (SIGCHLD wakes its select loop) and sends each client `exit N`.
-SIGTERM (`mathprobe server stop`) interrupts running copies as Ctrl-C would, waits for them,
-and exits.
+It sets PREFECT_API_URL, imports what commands need, then listens on a Unix socket in a private
+folder. Per command it checks that it may serve it (`_declines`), forks, and the copy becomes
+the command (`_become`): the command's stdin/stdout/stderr replace its own, its environment,
+working directory, umask and arguments are taken, and `mathprobe.cli.main.main` runs as in the
+command's own process. The runner itself stays single-threaded (a fork copies one thread only),
+reaps its copies (SIGCHLD wakes its select loop) and sends each client `exit N`. SIGTERM
+(`mathprobe server stop`) interrupts running copies as Ctrl-C would, waits for them, and exits.
 """
 from __future__ import annotations
 
@@ -24,7 +23,7 @@ import tempfile
 import time
 from pathlib import Path
 
-from mathprobe.flows import warm
+from mathprobe.warm import control as warm
 
 _HEALTH_EVERY_S = 5.0
 
@@ -51,7 +50,7 @@ def _warm_up() -> None:
     benchmark, and the Prefect engine modules a flow run imports on its first call."""
     import importlib
 
-    import mathprobe.flows.cli  # noqa: F401  (also sets the command's Prefect defaults)
+    import mathprobe.cli.main  # noqa: F401  (also sets the command's Prefect defaults)
     from mathprobe.tasks import registry
     from mathprobe.tasks.backends import MODULES
 
@@ -63,7 +62,7 @@ def _warm_up() -> None:
 
 def _prefect_settings(env: dict) -> dict:
     """The PREFECT_* variables that decide what Prefect's import read, as the command would
-    set them before importing it (flows/cli.py's defaults); the server URL aside."""
+    set them before importing it (mathprobe/cli/main.py's defaults); the server URL aside."""
     out = {k: v for k, v in env.items() if k.startswith("PREFECT_") and k != "PREFECT_API_URL"}
     out.setdefault("PREFECT_SERVER_ANALYTICS_ENABLED", "false")
     return out
@@ -264,7 +263,7 @@ def _become(request: dict, fds: list[int]) -> None:
     for stream in (sys.stdout, sys.stderr):
         stream.reconfigure(line_buffering=stream.isatty())
     _recolour()
-    from mathprobe.flows.cli import main
+    from mathprobe.cli.main import main
 
     try:
         os.chdir(request["cwd"])
@@ -307,7 +306,7 @@ def _recolour() -> None:
 
     from rich.console import Console
 
-    from mathprobe.flows.cli_common import err
+    from mathprobe.cli.common import err
 
     loggers = [logging.getLogger()] + [logger for logger in logging.root.manager.loggerDict
                                        .values() if isinstance(logger, logging.Logger)]
@@ -319,7 +318,7 @@ def _recolour() -> None:
 
 
 def _server_answers(api_url: str) -> bool:
-    from mathprobe.flows.server import healthy
+    from mathprobe.warm.server import healthy
 
     return healthy(api_url, timeout=2.0)
 
@@ -327,7 +326,7 @@ def _server_answers(api_url: str) -> bool:
 def _server_gone(api_url: str) -> bool:
     """Whether `mathprobe server start`'s server for `api_url` was stopped or died (not merely
     still starting, or busy)."""
-    from mathprobe.flows import server
+    from mathprobe.warm import server
 
     record = server.recorded()
     return record is None or record.api_url != api_url or not record.alive()

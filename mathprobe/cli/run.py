@@ -1,0 +1,88 @@
+"""`mathprobe run`: the `eval` flow run here, its report printed. Everything that can be checked
+without Prefect is checked first (`tasks.runs.preflight`), and a run with nothing left to do
+prints its stored report without starting Prefect at all."""
+from __future__ import annotations
+
+from typing import Annotated, Optional
+
+import typer
+from rich.text import Text
+
+from mathprobe.cli.common import (MODELS_HELP, SETTINGS_HELP, Benchmark, Concurrency, DataDir,
+                                  DataPath, Db, RunId, emit, err, importing, load_flow,
+                                  progress_bar)
+from mathprobe.tasks.errors import run_exit_code
+
+
+def run(
+    benchmark: Benchmark,
+    model: Annotated[str, typer.Option("--model", help=MODELS_HELP + ".")],
+    run_id: RunId,
+    db: Db,
+    data_dir: DataDir = None,
+    limit: Annotated[Optional[int], typer.Option("--limit", help="Evaluate about N questions: a "
+                                                 "seeded stratified sample over the benchmark's "
+                                                 "strata (whole WE-MATH problems only); a larger "
+                                                 "N selects a superset.")] = None,
+    setting: Annotated[Optional[str], typer.Option("--setting", help="Prompt setting; "
+                                                   f"{SETTINGS_HELP}.")] = None,
+    concurrency: Concurrency = None,
+    retry_failed: Annotated[bool, typer.Option("--retry-failed", help="Re-drive only the "
+                                               "calls that failed (infra_failed).")] = False,
+    max_cost: Annotated[Optional[float], typer.Option("--max-cost", help="Stop issuing "
+                                                      "requests once the run cost this (USD).")] = None,
+    temperature: Annotated[Optional[float], typer.Option("--temperature")] = None,
+    max_tokens: Annotated[Optional[int], typer.Option("--max-tokens")] = None,
+    request_timeout: Annotated[Optional[float], typer.Option("--request-timeout",
+                                                             help="Seconds per attempt.")] = None,
+    triton_url: Annotated[Optional[str], typer.Option("--triton-url", help="HOST:PORT of the "
+                                                      "Triton gRPC endpoint (triton: models).")] = None,
+    judge: Annotated[Optional[str], typer.Option("--judge", help="BACKEND:NAME of a judge (CMMaTH: "
+                                                 "for what the rules leave undecided; WE-MATH: "
+                                                 "VLMEvalKit's judged extractor beside the "
+                                                 "official one). See mathprobe judge.")] = None,
+    as_json: Annotated[bool, typer.Option("--json", help="Print the report as JSON.")] = False,
+    data_path: DataPath = None,
+) -> None:
+    """Run the `eval` flow locally and print the report. The same --run-id resumes."""
+    from mathprobe.tasks.runs import preflight
+
+    plan = preflight.check_eval(benchmark=benchmark, model=model, setting=setting,
+                                run_id=run_id, db=db, data_dir=data_dir, limit=limit,
+                                concurrency=concurrency, max_cost=max_cost,
+                                temperature=temperature, max_tokens=max_tokens,
+                                request_timeout=request_timeout, judge=judge, data_path=data_path)
+    stored = _stored_report(db, plan, limit, retry_failed, judge, data_path)
+    if stored is not None:                 # nothing left to do: no Prefect at all
+        emit(stored, as_json)
+        raise typer.Exit(run_exit_code(stored))
+    from mathprobe.tasks.backends import MODULES, parse_spec
+
+    from mathprobe.flows.common import call_flow
+
+    eval_flow = load_flow("eval", "eval_flow")
+    with importing(MODULES[parse_spec(model)[0]]), progress_bar():
+        report = call_flow(eval_flow, benchmark=benchmark, model=model, setting=setting,
+                           run_id=run_id, db=str(db),
+                           data_dir=str(data_dir) if data_dir else None, limit=limit,
+                           concurrency=concurrency, retry_failed=retry_failed,
+                           max_cost=max_cost, temperature=temperature, max_tokens=max_tokens,
+                           request_timeout=request_timeout, triton_url=triton_url,
+                           judge=judge, data_path=data_path)
+    emit(report, as_json)
+    raise typer.Exit(run_exit_code(report))
+
+
+def _stored_report(db: str, plan, limit: int | None, retry_failed: bool,
+                   judge: str | None, data_path: str | None) -> dict | None:
+    """The stored report of a run with nothing left to do (`tasks.runs.finished`), or None."""
+    from mathprobe.tasks import reports
+    from mathprobe.tasks.runs.finished import finished
+
+    store = finished(db, plan.bench, plan.data_dir, plan.run_id, limit, retry_failed, judge,
+                     data_path)
+    if store is None:
+        return None
+    err.print(Text(f"run {plan.run_id}: nothing left to ask or grade; its stored report:",
+                   style="dim"), soft_wrap=True)
+    return reports.build(store, plan.run_id)
