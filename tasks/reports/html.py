@@ -77,7 +77,7 @@ def write(store: Store, run_ids: Sequence[str], out: Path, *, grader: str | None
     out.parent.mkdir(parents=True, exist_ok=True)
     browser = item_browser.items(store, runs, data_dir, max_items, out.parent, max_thumbnails)
     page = _env().get_template(TEMPLATE.name).render(
-        title=_title(result), generated=datetime.now(timezone.utc).strftime("%Y-%m-%d %H:%M UTC"),
+        title=_title(result, runs), generated=datetime.now(timezone.utc).strftime("%Y-%m-%d %H:%M UTC"),
         db=store.path, result=result, runs=run_details(store, runs), sections=sections,
         glossary=glossary.CORE, browser=browser, font_face=FONT_FACE,
         browser_json=json.dumps(browser["data"], ensure_ascii=False, separators=(",", ":"))
@@ -97,8 +97,8 @@ def _env() -> jinja2.Environment:
     return env
 
 
-def _title(result: ComparisonResult) -> str:
-    ids = result.run_ids()
+def _title(result: ComparisonResult, runs: list[dict[str, Any]]) -> str:
+    ids = [r["run_id"] for r in runs]
     names = ", ".join(b.title for b in result.benchmarks)
     return (f"mathprobe: run {ids[0]} ({names})" if len(ids) == 1
             else f"mathprobe: {len(ids)} runs compared ({names})")
