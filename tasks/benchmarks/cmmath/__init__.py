@@ -12,8 +12,8 @@ response mentions (`_mentions`), measured on worked solutions and judged real re
 `_measure`; the
 judge's prompts and verdict rules in `_judge` (the authors' GPT-4 prompt in `_judge_authors`),
 its audit against GPT-4's verdicts in `_audit`, the authors' result format (with their judge's
-verdicts) in `_results`, the report in `_report`, what compare and the HTML report show in
-`_compare` and `_plots`, a chance guess in `_chance`; the metrics are the SQL views of
+verdicts) in `_results`, its figures in `figures/` (the run report, what compare and the HTML
+report show, the plots), a chance guess in `_chance`; the metrics are the SQL views of
 `sql/cmmath/` (cmmath_paper_*, cmmath_official_*).
 """
 from __future__ import annotations
@@ -25,7 +25,7 @@ from typing import Any
 from mathprobe.tasks.benchmarks.cmmath import _audit as audit
 from mathprobe.tasks.benchmarks.cmmath._audit import audit_rules, run_judge_audit, sample_path
 from mathprobe.tasks.benchmarks.cmmath._chance import chance_answer, chance_level
-from mathprobe.tasks.benchmarks.cmmath._compare import CmmathComparison
+from mathprobe.tasks.benchmarks.cmmath.figures.comparison import CmmathComparison
 from mathprobe.tasks.benchmarks.cmmath._data import (NAME, STRATA, CmmathItem, Dataset, load,
                                                      reference_tables, strata)
 from mathprobe.tasks.benchmarks.cmmath._judge import (JUDGE_PARAMS, PROMPT_FORMATS, VERDICT_PARSERS,
@@ -36,8 +36,8 @@ from mathprobe.tasks.benchmarks.cmmath._points import PointSyntaxError, item_poi
 from mathprobe.tasks.benchmarks.cmmath._prompts import (DEFAULT_SETTING, SETTINGS, build_prompt,
                                                         parse_setting, request_image)
 from mathprobe.tasks.benchmarks.cmmath._published import published
-from mathprobe.tasks.benchmarks.cmmath._report import build as build_report
-from mathprobe.tasks.benchmarks.cmmath._report import figures, render
+from mathprobe.tasks.benchmarks.cmmath.figures.run_report import build as build_report
+from mathprobe.tasks.benchmarks.cmmath.figures.run_report import figures, render
 from mathprobe.tasks.benchmarks.cmmath._results import imported_tables, read_official_results
 from mathprobe.tasks.benchmarks.cmmath._rules import GRADERS, grade
 from mathprobe.tasks.contract import Benchmark, FunctionReport, Judge
