@@ -8,8 +8,8 @@ A benchmark is a subclass of `Benchmark` that fills in its class attributes and 
 (a method may be a plain function of its modules, declared with `staticmethod`).
 Optional parts have defaults: a `Judge` for what its rule graders leave undecided, `Probe`s beyond
 accuracy (contamination, classification), reference tables its views join against, the image a
-request carries, a `Comparison` (the figures `mathprobe compare`, the HTML report and the Prefect
-artifact show, with their CIs, and its plots). Its SQL views are files it names in
+request carries, its `figures` declared once (tasks.figures: the tables and plots every report
+draws, with their CIs) or a `Comparison` and a `Report` written by methods. Its SQL views are files it names in
 `sql_files()`: the store applies the core layer first, then every benchmark's files, in a
 defined order.
 """
