@@ -8,8 +8,8 @@ A benchmark is a subclass of `Benchmark` that fills in its class attributes and 
 (a method may be a plain function of its modules, declared with `staticmethod`).
 Optional parts have defaults: a `Judge` for what its rule graders leave undecided, `Probe`s beyond
 accuracy (contamination, classification), reference tables its views join against, the image a
-request carries, a `Comparison` (the figures `mathprobe compare`, the HTML report and the Prefect
-artifact show, with their CIs, and its plots). Its SQL views are files it names in
+request carries, its `figures` declared once (tasks.figures: the tables and plots every report
+draws, with their CIs) or a `Comparison` and a `Report` written by methods. Its SQL views are files it names in
 `sql_files()`: the store applies the core layer first, then every benchmark's files, in a
 defined order.
 """
@@ -23,6 +23,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any, ClassVar, Protocol
 
 from mathprobe.tasks.errors import MathprobeError
+from mathprobe.tasks.figures import Comparison, Figures, Plot, Section, Stat, Table
 from mathprobe.tasks.items import ChanceAnswer, Chat, Completion, Item, Request
 from mathprobe.tasks.paths import SQL_DIR
 from mathprobe.tasks.sampling import stratified_sample
@@ -218,115 +219,6 @@ class Probe(ABC):
         return None
 
 
-# -- comparisons: what `mathprobe compare`, the HTML report and the run's artifact show ------------
-
-@dataclass(frozen=True)
-class Stat:
-    """One figure of a comparison, computed from the benchmark's figure units (`Comparison.units`:
-    rows run_id, grader, unit, item, cell, num, den), with a bootstrap CI that resamples units.
-
-    how = 'ratio': sum(num) / sum(den) over the rows of its one cell (an accuracy, a rate);
-    'macro': the unweighted mean over `cells` of each cell's ratio (cells without rows skipped);
-    'share_above': the share of `cells` (with rows) whose ratio is strictly above `alpha`.
-    fmt: 'percent' (a fraction shown x100 with %), 'percent1' (the same with one decimal, as
-    the CMMaTH authors print theirs), 'x100' (shown x100, e.g. Rouge-L), 'number'.
-    counted: a ratio whose numerator counts things (right answers, problems), shown beside it.
-    den_offset: added to each cell's summed denominator before dividing (e.g. 1 for the CMMaTH
-    authors' right / (count + 1)); n stays the rows' count.
-    bounded: the figure lies in [0, 1] (a share, a rate, a score); an unbounded one (e.g. a mean
-    log-probability) gets no interval where its resamples are all equal.
-    better: which way is better for this figure ('higher', 'lower': e.g. WE-MATH's IK), or None
-    where neither is (e.g. contamination); `compare` colours a difference by it.
-    """
-    key: str                          # unique within the benchmark: 'score.strict'
-    label: str                        # column heading: 'Score'
-    cells: tuple[str, ...]
-    how: str = "ratio"
-    alpha: float | None = None
-    fmt: str = "percent"
-    counted: bool = True
-    den_offset: float = 0.0
-    bounded: bool = True
-    better: str | None = "higher"
-
-
-@dataclass(frozen=True)
-class Table:
-    """A table of figures: one row per run (rows='run'), or the paper's one row per model with a
-    column group per prompt setting and their average (rows='model', e.g. ConceptMath Table 2).
-    A `detail` table (e.g. 67 concepts) goes to JSON, CSV and the HTML report, not the terminal."""
-    key: str
-    title: str
-    stats: tuple[Stat, ...]
-    rows: str = "run"
-    detail: bool = False
-    note: str = ""
-
-
-@dataclass(frozen=True)
-class Plot:
-    """A figure of the HTML report, drawn by the core from figures already computed.
-
-    kind: 'stacked' (one bar per run, `series` stacked: shares of one whole), 'bars' (groups =
-    `series`, one bar per run), 'heatmap' (runs x `series`), 'curve' (x = `xs`, one line per run),
-    'dots' (`series` down the page, one marker per run). Every value carries its CI.
-    `marks`: run id -> stat keys drawn marked (e.g. unmastered concepts). `groups`: (heading,
-    count) of consecutive `series` (e.g. a category's concepts), drawn as separated, headed
-    blocks by the heat map and the dot plot. `full_names`: label -> the full name of an
-    abbreviated label (shown on hover)."""
-    key: str                          # file name under --figures
-    title: str
-    kind: str
-    series: tuple[tuple[str, str], ...]   # (label, stat key)
-    xs: tuple[float, ...] = ()
-    xlabel: str = ""
-    ylabel: str = ""
-    marks: Mapping[str, frozenset[str]] = field(default_factory=dict)
-    note: str = ""
-    scale: float = 100.0              # values are drawn x scale ...
-    unit: str = "%"                   # ... in this unit ('' for none)
-    groups: tuple[tuple[str, int], ...] = ()
-    full_names: Mapping[str, str] = field(default_factory=dict)
-    marked: str = "marked"            # what a mark means, in the legend
-
-
-@dataclass(frozen=True)
-class Section:
-    """A table beyond the figures (e.g. WE-MATH's KCA transition matrix), shown as is."""
-    title: str
-    columns: tuple[str, ...]
-    rows: tuple[tuple[Any, ...], ...]
-    note: str = ""
-
-
-class Comparison:
-    """How a benchmark's runs are compared (`mathprobe compare`, the HTML report, the Prefect
-    artifact). The default, for a benchmark that names none: one accuracy over all its items,
-    from the core view `item_figure_units`. Every method is optional."""
-    units: ClassVar[str] = "item_figure_units"  # view: run_id, grader, unit, item, cell, num, den
-    # (stat key, label) of a run's headline figure; default: the first figure of the first table
-    headline: ClassVar[tuple[str, str] | None] = None
-    weakest: ClassVar[tuple[str, ...]] = ()     # keys of the tables whose figures are concepts
-
-    def tables(self, store: Store, cells: set[str]) -> list[Table]:
-        """The tables, in order; `cells` are the cells the compared runs have rows for."""
-        return [Table("accuracy", "Accuracy", (Stat("all", "Accuracy", ("all",)),))]
-
-    def plots(self, store: Store, figures: Mapping[str, Mapping[str, Any]],
-              runs: Sequence[Mapping[str, Any]]) -> list[Plot]:
-        """The report's plots, given figures[run_id][stat key] (value, ci_low, ci_high, n) and
-        the runs (run_summary rows with their grader)."""
-        return []
-
-    def sections(self, store: Store, runs: Sequence[Mapping[str, Any]]) -> list[Section]:
-        """Tables beyond the figures for these runs (each has run_id, model, setting, grader)."""
-        return []
-
-    def glossary(self, store: Store) -> list[tuple[str, str]]:
-        """(term, what it is and how it is computed, with the chance level where one exists)."""
-        return []
-
-
 class Benchmark(ABC):
     """What a benchmark provides. Subclass it, set the class attributes, implement the abstract
     methods, and register the class under the `mathprobe.benchmarks` entry point."""
@@ -447,16 +339,22 @@ class Benchmark(ABC):
         (the paths written, notes for the user). The default: none."""
         return {}
 
-    @property
-    @abstractmethod
-    def report(self) -> Report:
-        """Its paper-style report."""
+    # its figures, declared once (tasks.figures): the terminal report, `compare` (JSON, CSV),
+    # the Markdown artifact and the HTML report all draw them. None: one accuracy over all
+    # items, or what `comparison` and `report` give where a benchmark writes them itself.
+    figures: ClassVar[Figures | None] = None
+
+    # its report of one run beside the figures: None draws its declared figures (the
+    # terminal's by tasks.reports.terminal); a benchmark may give a paper-style report of its own
+    report: ClassVar[Report | None] = None
 
     probes: ClassVar[Mapping[str, Probe]] = {}    # name -> probe
 
-    # how its runs are compared and shown (compare, HTML report, Prefect artifact); the default
-    # is one accuracy over all items
-    comparison: Comparison = Comparison()
+    @property
+    def comparison(self) -> Comparison:
+        """How its runs are compared and shown (compare, HTML report, Prefect artifact): its
+        declared `figures`, else one accuracy over all items. A benchmark may set its own."""
+        return self.figures.comparison() if self.figures is not None else Comparison()
 
     def probe_family(self, family: str) -> dict[str, Probe]:
         return {n: p for n, p in self.probes.items() if p.family == family}
@@ -466,5 +364,5 @@ class Benchmark(ABC):
 
 
 __all__ = ["Benchmark", "ChanceAnswer", "Chat", "Columns", "Comparison", "Completion", "Dataset",
-           "FunctionReport", "Grade", "Judge", "OfficialRow", "Plot", "Probe", "Report",
+           "Figures", "FunctionReport", "Grade", "Judge", "OfficialRow", "Plot", "Probe", "Report",
            "ResultFile", "Section", "Skipped", "Stat", "Table", "fingerprint"]

@@ -1,9 +1,11 @@
 """A fourth benchmark added by one package plus one SQL file and nothing else.
 
 tests/plugins/arith is a separate distribution (`mathprobe-arith`): its own tiny data, prompts,
-grader, a view and a report. It is installed here with pip, found through the
-`mathprobe.benchmarks` entry point, and evaluated end to end through the `eval` flow, `report`
-(in another process) and its view; no file of mathprobe's core knows it exists.
+grader, views and its figures declared once (`FIGURES`, tasks.figures). It is installed here with
+pip, found through the `mathprobe.benchmarks` entry point, and evaluated end to end through the
+`eval` flow, `report` (in another process) and its view; every output shows its declared figures
+(the terminal report, `report --json`, `compare --json`, the eval flow's Markdown artifact, the
+HTML report and its plot); no file of mathprobe's core knows it exists.
 """
 from __future__ import annotations
 
@@ -90,7 +92,8 @@ def test_evaluated_end_to_end_through_the_flow_the_report_and_its_view(arith, ar
     report = eval_flow(benchmark="arith", model=f"replay:{replay}", run_id="toy", db=str(db),
                        data_dir=str(arith_data))
     assert report["run"]["n_ok"] == 12 and report["grader"] == "last_number"
-    by_topic = {r["topic"]: (r["n"], r["correct"]) for r in report["topics"]}
+    (topics,) = [t for t in report["tables"] if t["key"] == "topics"]
+    by_topic = {f["label"]: (f["n"], f["count"]) for f in topics["figures"]}
     topics = ["addition", "subtraction", "multiplication"]
     want = {t: (4, sum(1 for k in range(12) if k % 3 == i and f"p{k:02d}" in RIGHT))
             for i, t in enumerate(topics)}
@@ -104,8 +107,10 @@ def test_evaluated_end_to_end_through_the_flow_the_report_and_its_view(arith, ar
                           "--db", str(db)], env=env, capture_output=True, text=True,
                          timeout=120, cwd=REPO)
     assert out.returncode == 0, out.stderr[-2000:]
-    assert "Arith accuracy (%) by topic" in out.stdout and "75.00" in out.stdout
-    assert "grader: last_number" in out.stdout
+    # its declared tables, drawn for the terminal: figure, value (count), 95% interval, n
+    assert "Arith accuracy by topic (%)" in out.stdout and "grader: last_number" in out.stdout
+    addition = row_of(out.stdout, "addition")
+    assert addition[1:3] == ["75.00", "(3)"] and addition[-1] == "4"
 
     # its view, queried like any other
     con = duckdb.connect(str(db), read_only=True)
@@ -127,21 +132,102 @@ def test_the_core_was_not_changed_for_it(arith):
     assert "arith" not in (REPO / "pyproject.toml").read_text()
 
 
-@pytest.mark.usefixtures("prefect_harness")
-def test_compared_and_reported_with_the_default_accuracy_table(arith, arith_data, tmp_path, db):
-    """A benchmark that names no Comparison still appears in `compare` and the HTML report:
-    its accuracy over all items, with an interval, from the core's item_figure_units."""
-    from mathprobe.flows.eval import eval_flow
-    from mathprobe.tasks.reports import compare, html
-    from mathprobe.tasks.store import open_store
+def row_of(text: str, label: str) -> list[str]:
+    """The words of the terminal table row labelled `label`, without the table's rules."""
+    line = next(line for line in text.splitlines() if label in line)
+    return [w for w in line.split() if w not in ("│", "┃", "|")]
 
+
+def arith_topic_accuracy(db) -> dict[str, tuple[float, int, int]]:
+    """topic -> (accuracy, correct, n) as the plug-in's own view computes them."""
+    con = duckdb.connect(str(db), read_only=True)
+    try:
+        return {t: (a, c, n) for t, a, c, n in con.execute(
+            "SELECT topic, accuracy, correct, n FROM arith_topic_accuracy WHERE run_id = 'toy'"
+        ).fetchall()}
+    finally:
+        con.close()
+
+
+@pytest.mark.usefixtures("prefect_harness")
+def test_every_output_draws_its_one_declaration(arith, arith_data, tmp_path, db):
+    """The plug-in writes no report, no comparison and no Markdown of its own: one `Figures`
+    declaration, and the terminal report, `report --json`, `compare --json`, the Prefect
+    artifact's Markdown and the HTML report (tables, plot, glossary) all show its figures, with
+    the values its own view computes."""
+    import asyncio
+
+    from matplotlib.backends.backend_agg import FigureCanvasAgg
+    from prefect.client.orchestration import get_client
+    from rich.console import Console
+
+    from mathprobe.flows.artifacts import artifact_key
+    from mathprobe.flows.eval import eval_flow
+    from mathprobe.tasks.reports import compare, compare_render, html, plots, summary
+    from mathprobe.tasks.store import open_store
+    from mathprobe_arith import Arith
+
+    assert Arith.report is None and "comparison" not in vars(Arith)   # nothing but FIGURES
     replay = replay_file(tmp_path / "answers.json", arith_data)
     eval_flow(benchmark="arith", model=f"replay:{replay}", run_id="toy", db=str(db),
               data_dir=str(arith_data))
-    (b,) = compare.compare(open_store(db), ["toy"]).benchmarks
-    assert [t.key for t in b.tables] == ["accuracy"] and b.plots == []
-    e = b.figures["toy"]["all"]
-    assert (e.value, e.n, e.count) == (0.5, 12, 6) and e.ci_low < 0.5 < e.ci_high
-    info = html.write(open_store(db), ["toy"], tmp_path / "toy.html", data_dir=arith_data)
+    close_all()
+    want = arith_topic_accuracy(db)
+    assert want == {"addition": (0.75, 3, 4), "subtraction": (0.5, 2, 4),
+                    "multiplication": (0.25, 1, 4)}
+    store = open_store(db, read_only=True)
+
+    # terminal: the declared tables (not the detail ones), each figure with its interval and n
+    report = summary.build(store, "toy")
+    console = Console(width=100, record=True, file=open(os.devnull, "w"))
+    console.print(summary.render(report, 100))
+    text = console.export_text()
+    assert "Arith accuracy (%)" in text and "Arith accuracy by topic (%)" in text
+    for topic, (acc, right, n) in want.items():
+        row = row_of(text, topic)
+        assert row[1:3] == [f"{100 * acc:.2f}", f"({right})"] and row[-1] == str(n), row
+        assert row[3].startswith("[") and row[4].endswith("]")           # its 95% interval
+
+    # JSON: `report --json` prints this build; `compare --json` the comparison's
+    figs = {f["key"]: f for t in json.loads(json.dumps(report, default=str))["tables"]
+            for f in t["figures"]}
+    assert {k for k in figs} == {"all", *(f"topic:{t}" for t in want)}
+    for topic, (acc, right, n) in want.items():
+        f = figs[f"topic:{topic}"]
+        assert (f["value"], f["count"], f["n"]) == (acc, right, n)
+        assert f["ci_low"] < acc < f["ci_high"] or acc in (f["ci_low"], f["ci_high"])
+    result = compare.compare(store, ["toy"])
+    shown = compare_render.to_json(result)["runs"]["toy"]["figures"]
+    assert {k: (v["value"], v["n"]) for k, v in shown.items()} == {
+        k: (f["value"], f["n"]) for k, f in figs.items()}
+    assert shown["topic:addition"]["table"] == "topics"
+
+    # Markdown: the eval flow's Prefect artifact, from the same declaration
+    async def read():
+        async with get_client() as client:
+            latest = {a.key: a for a in await client.read_latest_artifacts()}
+            return latest[artifact_key("report", "toy", str(db))]
+    art = asyncio.run(read())
+    assert art.type == "markdown"
+    md = art.data
+    assert "# Arith run `toy`" in md and "**Arith accuracy: 50.00% [" in md
+    assert "### Arith accuracy by topic" in md and "## Weakest concepts" in md
+    for topic, (acc, right, n) in want.items():
+        assert f"| {topic} | {100 * acc:.2f}% ({right}) | " in md and md.count(f"| {topic} |") == 2
+
+    # HTML: its tables (one cell per figure and run), its glossary and its declared plot
+    info = html.write(store, ["toy"], tmp_path / "toy.html", data_dir=arith_data)
     page = (tmp_path / "toy.html").read_text()
-    assert info["items"] == 12 and "Arith" in page and 'data-stat="all"' in page
+    assert info["items"] == 12 and info["plots"] == 1 and 'data-plot="arith-topics"' in page
+    for topic, (acc, right, _) in want.items():
+        assert f'data-stat="topic:{topic}"' in page and f"{100 * acc:.2f} ({right})" in page
+    assert "Right answers / problems answered" in page                 # its glossary term
+    (b,) = result.benchmarks
+    (plot,) = b.plots
+    assert [k for _, k in plot.series] == ["all", *(f"topic:{t}" for t in sorted(want))]
+    (part,) = plots.draw(plot, ["toy"], {"toy": {k: e.as_dict() for k, e in
+                                                 b.figures["toy"].items()}})
+    FigureCanvasAgg(part.fig).draw()
+    heights = sorted(round(p.get_height(), 6) for ax in part.fig.axes for p in ax.patches
+                     if p.get_height() > 0)
+    assert heights == sorted(round(100 * v, 6) for v in (0.5, *(a for a, _, _ in want.values())))

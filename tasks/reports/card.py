@@ -18,7 +18,7 @@ from typing import Any
 
 import duckdb
 
-from mathprobe.tasks.reports.summary import find_run
+from mathprobe.tasks.reports.selection import find_run
 from mathprobe.tasks.store import Store
 
 JUDGE_MARK = "@judge:"

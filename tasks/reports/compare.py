@@ -26,7 +26,7 @@ from mathprobe.tasks.errors import MathprobeError
 from mathprobe.tasks.reports import card as run_card
 from mathprobe.tasks.reports import intervals, stats, units
 from mathprobe.tasks.reports.graders import GraderFigure, compare_graders
-from mathprobe.tasks.reports.summary import check_grader, default_graders, find_run
+from mathprobe.tasks.reports.selection import check_grader, default_graders, find_run
 from mathprobe.tasks.runs.judging import JUDGE_RUN_MARK
 from mathprobe.tasks.store import Store
 
@@ -90,15 +90,14 @@ class BenchComparison:
     plots: list[Plot] = field(default_factory=list)
     graders: list[GraderFigure] = field(default_factory=list)  # runs with several graders
     headline: Stat | None = None                                 # the figure graders are shown by
+    headline_label: str | None = None       # what the headline is called (e.g. 'Score (strict)')
+    weakest: tuple[str, ...] = ()           # keys of the tables whose figures are concepts
+    settings: tuple[str, ...] = ()          # the benchmark's settings, in its order
+    # everything a renderer needs is here: it never goes back to the registry or this module
+    baseline: str | None = None                                  # the first run's id
+    runs_of: dict[str, list[dict[str, Any]]] = field(default_factory=dict)   # table key -> runs
 
-    @property
-    def baseline(self) -> str | None:
-        return self.runs[0]["run_id"] if self.runs else None
-
-    def stat(self, key: str) -> Stat | None:
-        return next((s for t in self.tables for s in t.stats if s.key == key), None)
-
-    def table_runs(self, table: Table) -> list[dict[str, Any]]:
+    def _table_runs(self, table: Table) -> list[dict[str, Any]]:
         """The runs that have a figure of `table` (e.g. probe runs only in probe tables)."""
         keys = [s.key for s in table.stats]
         return [r for r in self.runs
@@ -196,7 +195,8 @@ def compare_benchmark(store: Store, bench: Benchmark, runs: list[dict[str, Any]]
             tables.append(Table(t.key, t.title, kept, t.rows, t.detail, t.note))
     all_stats = list({s.key: s for t in tables for s in t.stats}.values())
     compiled = stats.Compiled(all_stats, frame.cell_index)
-    result = BenchComparison(bench.name, bench.title, runs, tables, {})
+    result = BenchComparison(bench.name, bench.title, runs, tables, {}, weakest=spec.weakest,
+                             settings=tuple(bench.settings), baseline=runs[0]["run_id"])
     base_id = runs[0]["run_id"]
     base = None
     families = _families(tables)              # stat key -> the table its differences belong to
@@ -218,6 +218,7 @@ def compare_benchmark(store: Store, bench: Benchmark, runs: list[dict[str, Any]]
         elif base is not None:
             result.differences += _adjusted(
                 _differences(compiled, base, this, set(families), resamples, seed), families)
+    result.runs_of = {t.key: result._table_runs(t) for t in tables}
     for t in tables:
         if t.rows == "model":
             result.model_rows[t.key] = _model_rows(t, compiled, frame, result, bench,
@@ -225,6 +226,10 @@ def compare_benchmark(store: Store, bench: Benchmark, runs: list[dict[str, Any]]
     result.sections = spec.sections(store, runs)
     result.glossary = spec.glossary(store)
     result.headline = headline_stat(spec, tables)
+    if result.headline is not None:
+        result.headline_label = (spec.headline[1] if spec.headline is not None
+                                 and spec.headline[0] == result.headline.key
+                                 else result.headline.label)
     result.graders = compare_graders(store, bench, runs, result.headline, resamples, seed)
     shown = {r["run_id"]: {k: e.as_dict() for k, e in f.items()} for r in runs
              for f in [result.figures[r["run_id"]]]}
@@ -380,14 +385,14 @@ def _model_rows(table: Table, compiled: stats.Compiled, frame: units.Frame,
     keys = [s.key for s in table.stats]
     at = [k for k, s in enumerate(compiled.stats) if s.key in keys]
     by_model: dict[str, dict[str, dict[str, Any]]] = {}
-    for r in sorted(result.table_runs(table), key=lambda r: (r["started_at"] is None,
+    for r in sorted(result.runs_of[table.key], key=lambda r: (r["started_at"] is None,
                                                              r["started_at"])):
         by_model.setdefault(r["model"], {})[r["setting"]] = r       # the latest wins
-    order = list(dict.fromkeys(r["model"] for r in result.table_runs(table)))
+    order = list(dict.fromkeys(r["model"] for r in result.runs_of[table.key]))
     rows = []
     for model in order:
         chosen = {s: by_model[model][s]["run_id"]
-                  for s in sorted(by_model[model], key=lambda s: setting_order(bench, s))}
+                  for s in sorted(by_model[model], key=lambda s: setting_order(bench.settings, s))}
         members = [frame.runs[i] for i in chosen.values() if i in frame.runs]
         universe = np.unique(np.concatenate([m.units for m in members]))
         points, reps = [], []
@@ -413,6 +418,6 @@ def _model_rows(table: Table, compiled: stats.Compiled, frame: units.Frame,
     return rows
 
 
-def setting_order(bench: Benchmark, setting: str) -> tuple[int, str]:
-    return (bench.settings.index(setting) if setting in bench.settings else len(bench.settings),
-            setting)
+def setting_order(settings: Sequence[str], setting: str) -> tuple[int, str]:
+    """Settings in the benchmark's order (`settings`), then any other by name."""
+    return (settings.index(setting) if setting in settings else len(settings), setting)

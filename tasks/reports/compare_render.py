@@ -40,7 +40,7 @@ def to_json(result: ComparisonResult) -> dict[str, Any]:
         for t in b.tables:
             entry = {"benchmark": b.benchmark, "key": t.key, "title": t.title, "rows": t.rows,
                      "figures": [s.key for s in t.stats],
-                     "runs": [r["run_id"] for r in b.table_runs(t)]}
+                     "runs": [r["run_id"] for r in b.runs_of[t.key]]}
             if t.rows == "model":
                 entry["models"] = [{"model": m.model, "runs": m.runs,
                                     "average": m.average.as_dict()}
@@ -220,7 +220,7 @@ def _run_tables(b: BenchComparison, t: Table, width: int, labels: dict[str, str]
                 ) -> list[Any]:
     """Runs down, figures across; figures that do not fit the terminal continue in a second
     table below (never squeezed into unreadable columns)."""
-    runs = b.table_runs(t)
+    runs = b.runs_of[t.key]
     label_w = max(3, max(len(labels[r["run_id"]]) for r in runs))
     widths = [_column_width(b, s, runs) for s in t.stats]
     chunks = _chunks(widths, width, label_w)
@@ -362,7 +362,7 @@ def render(result: ComparisonResult, width: int = 120) -> Group:
                           "cell: figure (count), [interval] n", style="bold"))
         parts.append(_legend(b, labels, width))
         for t in b.tables:
-            if t.detail or not b.table_runs(t):
+            if t.detail or not b.runs_of[t.key]:
                 continue
             if t.rows == "model":
                 parts.append(_model_table(b, t, width))

@@ -20,7 +20,6 @@ from typing import Any
 
 import jinja2
 
-from mathprobe.tasks import registry
 from mathprobe.tasks.contract import Stat, Table
 from mathprobe.tasks.errors import MathprobeError
 from mathprobe.tasks.reports import compare as comparing
@@ -78,7 +77,7 @@ def write(store: Store, run_ids: Sequence[str], out: Path, *, grader: str | None
     out.parent.mkdir(parents=True, exist_ok=True)
     browser = item_browser.items(store, runs, data_dir, max_items, out.parent, max_thumbnails)
     page = _env().get_template(TEMPLATE.name).render(
-        title=_title(result), generated=datetime.now(timezone.utc).strftime("%Y-%m-%d %H:%M UTC"),
+        title=_title(result, runs), generated=datetime.now(timezone.utc).strftime("%Y-%m-%d %H:%M UTC"),
         db=store.path, result=result, runs=run_details(store, runs), sections=sections,
         glossary=glossary.CORE, browser=browser, font_face=FONT_FACE,
         browser_json=json.dumps(browser["data"], ensure_ascii=False, separators=(",", ":"))
@@ -98,8 +97,8 @@ def _env() -> jinja2.Environment:
     return env
 
 
-def _title(result: ComparisonResult) -> str:
-    ids = result.run_ids()
+def _title(result: ComparisonResult, runs: list[dict[str, Any]]) -> str:
+    ids = [r["run_id"] for r in runs]
     names = ", ".join(b.title for b in result.benchmarks)
     return (f"mathprobe: run {ids[0]} ({names})" if len(ids) == 1
             else f"mathprobe: {len(ids)} runs compared ({names})")
@@ -126,7 +125,7 @@ def _table(b: BenchComparison, t: Table) -> dict[str, Any]:
         return _model_table(b, t)
     if t.detail or len(t.stats) > LONG_FORM:
         return _long_table(b, t)
-    runs = b.table_runs(t)
+    runs = b.runs_of[t.key]
     rows = [{"label": r["run_id"], "sub": f"{r['model']} · {r['setting']} · grader {r['grader']}",
              "cells": [_cell(b, r["run_id"], s) for s in t.stats]} for r in runs]
     return {"key": t.key, "title": t.title, "note": _note(t.note, rows), "detail": t.detail,
@@ -145,7 +144,7 @@ def _long_table(b: BenchComparison, t: Table) -> dict[str, Any]:
     and n, and per later run its difference from the baseline where one was computed (with its
     p-value, adjusted for the many figures where the comparison gives one). Past
     MAX_SERIES_RUNS runs, one row per figure and run."""
-    runs = [r["run_id"] for r in b.table_runs(t)]
+    runs = [r["run_id"] for r in b.runs_of[t.key]]
     diffs = {(d.run_b, d.stat): d for d in b.differences}
     fmt = {s.key: s for s in t.stats}
     wide = len(runs) <= plots.MAX_SERIES_RUNS
@@ -191,9 +190,8 @@ def _model_table(b: BenchComparison, t: Table) -> dict[str, Any]:
     """The paper's layout: one row per model; per figure (system) a group of setting columns;
     the row's average last."""
     rows = b.model_rows.get(t.key, [])
-    bench = registry.get(b.benchmark)
     settings = sorted({s for r in rows for s in r.runs},
-                      key=lambda s: comparing.setting_order(bench, s))
+                      key=lambda s: comparing.setting_order(b.settings, s))
     header = [st for _ in t.stats for st in settings] + ["Avg."]
     out_rows = []
     for r in rows:

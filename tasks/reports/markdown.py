@@ -8,7 +8,6 @@ import json
 from pathlib import Path
 from typing import Any
 
-from mathprobe.tasks import registry
 from mathprobe.tasks.reports import compare
 from mathprobe.tasks.reports.format import fmt_diff, fmt_interval, fmt_p, fmt_value, is_percent
 from mathprobe.tasks.store import Store
@@ -23,16 +22,13 @@ def _md(text: Any) -> str:
 
 def headline(b: compare.BenchComparison, run_id: str) -> tuple[str, str] | None:
     """(label, 'value% [lo, hi], n=N') of the run's headline figure, if it has one."""
-    spec = registry.get(b.benchmark).comparison
-    key, label = spec.headline or next(((s.key, s.label) for t in b.tables for s in t.stats),
-                                       (None, None))
-    stat = b.stat(key) if key else None
-    e = b.figures.get(run_id, {}).get(key) if key else None
+    stat = b.headline
+    e = b.figures.get(run_id, {}).get(stat.key) if stat is not None else None
     if stat is None or e is None:
         return None
     unit = "%" if is_percent(stat.fmt) else ""
-    return label, (f"{fmt_value(e.value, stat.fmt)}{unit} "
-                   f"{fmt_interval(e.ci_low, e.ci_high, stat.fmt)}, n={e.n}")
+    return b.headline_label or stat.label, (f"{fmt_value(e.value, stat.fmt)}{unit} "
+                                            f"{fmt_interval(e.ci_low, e.ci_high, stat.fmt)}, n={e.n}")
 
 
 def run_markdown(store: Store, report: dict[str, Any], *, html: str | None = None,
@@ -40,13 +36,12 @@ def run_markdown(store: Store, report: dict[str, Any], *, html: str | None = Non
     """(the Markdown, the headline as one line) of a run's report (`tasks.reports.build`)."""
     run = report["run"]
     run_id = run["run_id"]
-    bench = registry.get(run["benchmark"])
     result = compare.compare(store, [run_id], grader=report.get("grader"))
     b = result.benchmarks[0]
     (params,), = store.query("SELECT params FROM runs WHERE run_id = ?", [run_id])
     cost = float(run["cost_usd"] or 0) + sum(float(j["cost_usd"] or 0)
                                              for j in report.get("judges", []))
-    lines = [f"# {bench.title} run `{run_id}`", "", "## Run", "", "| | |", "|---|---|"]
+    lines = [f"# {b.title} run `{run_id}`", "", "## Run", "", "| | |", "|---|---|"]
     details = [
         ("model", f"`{run['model']}`"), ("setting", run["setting"]),
         ("params", f"`{json.dumps(json.loads(params or '{}'), sort_keys=True)}`"),
@@ -80,7 +75,7 @@ def run_markdown(store: Store, report: dict[str, Any], *, html: str | None = Non
                          f"{fmt_interval(e.ci_low, e.ci_high, s.fmt)} | {e.n} |")
         if t.note:
             lines += ["", f"_{_md(t.note)}_"]
-    weakest = sorted(((s, figures[s.key]) for t in b.tables if t.key in bench.comparison.weakest
+    weakest = sorted(((s, figures[s.key]) for t in b.tables if t.key in b.weakest
                       for s in t.stats if s.key in figures),
                      key=lambda se: (se[1].value, -se[1].n, se[0].label))[:N_WEAKEST]
     if weakest:
@@ -111,7 +106,7 @@ def comparison_markdown(result: compare.ComparisonResult, title: str, html_hint:
     for b in result.benchmarks:
         lines += ["", f"## {b.title}"]
         for t in b.tables:
-            runs = b.table_runs(t)
+            runs = b.runs_of[t.key]
             if t.detail or t.rows != "run" or not runs:
                 continue
             lines += ["", f"### {t.title}", "",

@@ -10,43 +10,10 @@ from rich.text import Text
 
 from mathprobe.tasks import registry
 from mathprobe.tasks.backends import prices
-from mathprobe.tasks.contract import Benchmark
-from mathprobe.tasks.errors import MathprobeError
+from mathprobe.tasks.reports import terminal
+from mathprobe.tasks.reports.selection import (check_grader, default_grader, default_graders,  # noqa: F401
+                                                find_run)
 from mathprobe.tasks.store import Store
-
-
-def find_run(store: Store, run_id: str) -> dict[str, Any]:
-    """The run's `run_summary` row; a MathprobeError listing the store's runs if there is none."""
-    run = store.run(run_id)
-    if run is None:
-        known = [r[0] for r in store.query("SELECT run_id FROM runs ORDER BY started_at")]
-        raise MathprobeError(f"no run {run_id!r} in {store.path}"
-                             + (f"; runs there: {', '.join(known)}" if known else "; it holds no runs"))
-    return run
-
-
-def check_grader(store: Store, runs: dict[str, tuple[str, str]], grader: str) -> None:
-    """`--grader` names a grader of every run given (run id -> (benchmark, setting)): one its
-    benchmark defines or one whose verdicts the run holds (a judge's, a cascade, an imported
-    file's); otherwise the error that lists them. A probe run (contamination, classification)
-    has figures no grader decides: any name is fine there."""
-    import difflib
-
-    held: dict[str, set[str]] = {}
-    for run_id, g in store.query(
-            "SELECT DISTINCT v.run_id, v.grader FROM verdicts v SEMI JOIN "
-            "(SELECT unnest(?::VARCHAR[]) AS run_id) w USING (run_id)", [list(runs)]):
-        held.setdefault(run_id, set()).add(g)
-    for run_id, (name, setting) in runs.items():
-        bench = registry.get(name)
-        if any(p.setting == setting for p in bench.probes.values()):
-            continue
-        valid = sorted(held.get(run_id, set()) | set(bench.graders))
-        if grader not in valid:
-            close = difflib.get_close_matches(grader, valid, n=1)
-            raise MathprobeError(f"--grader {grader!r}: not a grader of run {run_id} ({name})"
-                                 + (f"; did you mean {close[0]}?" if close else "")
-                                 + f"; its graders: {', '.join(valid)}")
 
 
 def build(store: Store, run_id: str, grader: str | None = None) -> dict[str, Any]:
@@ -83,8 +50,10 @@ def build(store: Store, run_id: str, grader: str | None = None) -> dict[str, Any
         j["n_from_rules"] = by_grader.get(f"cascade:{j['model']}", 0) - j["n_from_judge"]
         j["n_cached"] = store.query("SELECT count(*) FROM current_responses WHERE run_id = ? AND "
                                     "status = 'ok' AND attempts = 0", [j["run_id"]])[0][0]
+    figures = (bench.report.build(store, run_id, grader) if bench.report is not None
+               else terminal.build(store, bench, run, grader))
     return {"run": summary, "judges": judges, "failures": failure_reasons(store, run_id),
-            **bench.report.build(store, run_id, grader)}
+            **figures}
 
 
 def failure_reasons(store: Store, run_id: str, limit: int = 5) -> list[dict[str, Any]]:
@@ -107,26 +76,6 @@ def failure_lines(failures: list[dict[str, Any]], total: int) -> list[str]:
     if total > shown:
         lines.append(f"... and {total - shown} more failure(s) with other reasons")
     return lines
-
-
-def default_grader(store: Store, run_id: str, bench: Benchmark) -> str:
-    """The grader a run is reported under: a judged run's cascade (where its benchmark's judge
-    says the cascade is the default); an imported run the verdicts its file carried (e.g. the
-    authors' judge); otherwise its benchmark's first rule grader."""
-    return default_graders(store, {run_id: bench})[run_id]
-
-
-def default_graders(store: Store, runs: dict[str, Benchmark]) -> dict[str, str]:
-    """`default_grader` of many runs (run id -> its benchmark) in one query each."""
-    ids = list(runs)
-    # a join on run_id (not a function of it) lets the scan of verdicts skip other runs' rows
-    cascades = dict(store.query("SELECT v.run_id, min(v.grader) FROM verdicts v "
-                                "SEMI JOIN (SELECT unnest(?::VARCHAR[]) AS run_id) w USING (run_id) "
-                                "WHERE v.grader LIKE 'cascade:%' GROUP BY v.run_id", [ids]))
-    imported = dict(store.query("SELECT run_id, CAST(params->'imported_verdicts'->>0 AS VARCHAR) "
-                                "FROM runs WHERE list_contains(?, run_id)", [ids]))
-    return {r: (cascades.get(r) if bench.judge is not None and bench.judge.cascade_is_default
-                else None) or imported.get(r) or bench.graders[0] for r, bench in runs.items()}
 
 
 def render(report: dict[str, Any], width: int = 120) -> Group:
@@ -162,8 +111,16 @@ def render(report: dict[str, Any], width: int = 120) -> Group:
                           style="yellow"))
         for line in failure_lines(report.get("failures", []), run["n_infra_failed"]):
             parts.append(Text(f"  {line}", style="yellow"))
-    parts += registry.get(run["benchmark"]).report.render(report, width)
+    own = registry.get(run["benchmark"]).report
+    parts += own.render(report, width) if own is not None else terminal.render(report, width)
     return Group(*parts)
+
+
+def figure_pairs(report: dict[str, Any]) -> list[tuple[str, str]]:
+    """(figure, value) pairs of a run's report: its benchmark's own report's, else its declared
+    figures'."""
+    own = registry.get(report["run"]["benchmark"]).report
+    return own.figures(report) if own is not None else terminal.flat(report)
 
 
 def print_report(report: dict[str, Any], console: Console | None = None) -> None:

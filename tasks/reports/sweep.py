@@ -4,15 +4,14 @@ from __future__ import annotations
 
 from typing import Any
 
-from mathprobe.tasks import registry
 from mathprobe.tasks.errors import MathprobeError
-from mathprobe.tasks.reports.summary import build
+from mathprobe.tasks.reports.summary import build, figure_pairs
 from mathprobe.tasks.store import Store
 
 
 def cell_rows(store: Store, cells: list[tuple[str, str, str, str, str]]) -> list[dict[str, Any]]:
     """(run_id, benchmark, model, setting, state) cells -> rows of their headline figures: the
-    answers counted, then the benchmark's own figures (its report's `figures`)."""
+    answers counted, then the benchmark's own figures."""
     rows: list[dict[str, Any]] = []
     for run_id, benchmark, model, setting, state in cells:
         cell = {"run_id": run_id, "benchmark": benchmark, "model": model, "setting": setting,
@@ -25,6 +24,6 @@ def cell_rows(store: Store, cells: list[tuple[str, str, str, str, str]]) -> list
         run = report["run"]
         figures = [("answered", f"{run['n_ok'] + run['n_refused']} of {run['n_items']}"),
                    ("failed calls", str(run["n_infra_failed"])),
-                   *registry.get(benchmark).report.figures(report)]
+                   *figure_pairs(report)]
         rows += [{**cell, "figure": f, "value": v} for f, v in figures]
     return rows

@@ -11,9 +11,9 @@ reference answer, parts, final statement, ..., answer values, mentioned numbers)
 worked solutions and judged real responses by `grading.rule_agreement`; the judge's prompts
 and verdict rules in `grading.judge` (the authors' GPT-4 prompt in
 `grading.judge_prompt_authors`), its audit against GPT-4's verdicts in `grading.judge_audit`;
-the report in `_report`, what compare and the HTML report show in `_compare` and `_plots`, a
-chance guess in `_chance`; the metrics are the SQL views of `sql/cmmath/` (cmmath_paper_*,
-cmmath_official_*).
+its figures in `figures/` (the run report `figures.run_report`, what compare and the HTML
+report show `figures.comparison`, the plots `figures.plots`), a chance guess in `_chance`; the
+metrics are the SQL views of `sql/cmmath/` (cmmath_paper_*, cmmath_official_*).
 """
 from __future__ import annotations
 
@@ -25,7 +25,7 @@ from mathprobe.tasks.benchmarks.cmmath.grading import judge_audit as audit
 from mathprobe.tasks.benchmarks.cmmath.grading.judge_audit import (audit_rules, run_judge_audit,
                                                                    sample_path)
 from mathprobe.tasks.benchmarks.cmmath._chance import chance_answer, chance_level
-from mathprobe.tasks.benchmarks.cmmath._compare import CmmathComparison
+from mathprobe.tasks.benchmarks.cmmath.figures.comparison import CmmathComparison
 from mathprobe.tasks.benchmarks.cmmath.data.dataset import (NAME, STRATA, CmmathItem, Dataset, load,
                                                             reference_tables, strata)
 from mathprobe.tasks.benchmarks.cmmath.grading.judge import (JUDGE_PARAMS, PROMPT_FORMATS,
@@ -39,8 +39,8 @@ from mathprobe.tasks.benchmarks.cmmath.data.knowledge_points import (PointSyntax
 from mathprobe.tasks.benchmarks.cmmath._prompts import (DEFAULT_SETTING, SETTINGS, build_prompt,
                                                         parse_setting, request_image)
 from mathprobe.tasks.benchmarks.cmmath.data.published_texts import published
-from mathprobe.tasks.benchmarks.cmmath._report import build as build_report
-from mathprobe.tasks.benchmarks.cmmath._report import figures, render
+from mathprobe.tasks.benchmarks.cmmath.figures.run_report import build as build_report
+from mathprobe.tasks.benchmarks.cmmath.figures.run_report import figures, render
 from mathprobe.tasks.benchmarks.cmmath.data.official_results import (imported_tables,
                                                                      read_official_results)
 from mathprobe.tasks.benchmarks.cmmath.grading import GRADERS, grade

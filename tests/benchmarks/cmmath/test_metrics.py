@@ -9,7 +9,7 @@ import pytest
 from mathprobe.tasks import reports
 from mathprobe.tasks import runs
 from mathprobe.tasks.benchmarks import cmmath
-from mathprobe.tasks.benchmarks.cmmath import _report as report_cmmath
+from mathprobe.tasks.benchmarks.cmmath.figures import run_report as report_cmmath
 from mathprobe.tasks.items import Completion
 from mathprobe.tasks.store import Store
 from tests.benchmarks.cmmath.test_data import make_cmmath_dir, record, results_file

@@ -2,43 +2,39 @@
 
 Everything a benchmark needs, in one package: its data (`<data dir>/arith/problems.jsonl`, one
 {"id", "question", "answer", "topic"} object per line), two prompt settings, a grader (the last
-number of the response), its result format, a report read from its view, and its SQL file.
+number of the response), its result format, its figures declared once (`FIGURES`: every report
+mathprobe makes draws them) and its SQL file (a view per topic, and the rows its figures are
+computed from).
 """
 from __future__ import annotations
 
 import json
 import re
 from pathlib import Path
-from typing import Any
-
-from rich.table import Table
 
 from mathprobe.tasks.contract import Benchmark, Dataset, Grade, fingerprint
+from mathprobe.tasks.figures import Each, Figures, Plot, Stat, Table
 from mathprobe.tasks.errors import DataError
 from mathprobe.tasks.files import read_jsonl, read_result_rows, response_text
 from mathprobe.tasks.items import Item
-from mathprobe.tasks.reports.format import pct
 
 NUMBER_RE = re.compile(r"-?\d+(?:\.\d+)?")
 
 
-class ArithReport:
-    def build(self, store, run_id: str, grader: str) -> dict[str, Any]:
-        rows = store.query_dicts("SELECT topic, n, correct, accuracy FROM arith_topic_accuracy "
-                                 "WHERE run_id = ? AND grader = ? ORDER BY topic",
-                                 [run_id, grader])
-        return {"grader": grader, "topics": rows}
-
-    def render(self, report: dict[str, Any], width: int) -> list[Any]:
-        table = Table(title="Arith accuracy (%) by topic", title_justify="left")
-        for col in ("topic", "n", "correct", "accuracy"):
-            table.add_column(col, justify="left" if col == "topic" else "right")
-        for r in report["topics"]:
-            table.add_row(r["topic"], str(r["n"]), str(r["correct"]), pct(r["accuracy"]))
-        return [table]
-
-    def figures(self, report: dict[str, Any]) -> list[tuple[str, str]]:
-        return [(f"accuracy {r['topic']}", pct(r["accuracy"])) for r in report["topics"]]
+# Its figures, declared once: the terminal report, `report --json`, `compare` (JSON, CSV), the
+# eval flow's Markdown artifact and the HTML report are all drawn from this by mathprobe.
+FIGURES = Figures(
+    units="arith_figure_units",
+    tables=(Table("accuracy", "Arith accuracy", (Stat("all", "All problems", ("all",)),)),
+            Table("topics", "Arith accuracy by topic", (Each("topic:"),),
+                  note="right answers / problems answered, per topic")),
+    plots=(Plot("arith-topics", "Arith accuracy by topic", "bars",
+                (("All", "all"), Each("topic:")), ylabel="accuracy"),),
+    headline=("all", "Arith accuracy"),
+    weakest=("topics",),
+    glossary=(("Arith accuracy", "Right answers / problems answered: the last number of the "
+               "response equals the answer."),),
+)
 
 
 class Arith(Benchmark):
@@ -48,7 +44,7 @@ class Arith(Benchmark):
     default_setting = "plain"
     default_params = {"temperature": 0.0, "max_tokens": 64}
     graders = ("last_number",)
-    report = ArithReport()
+    figures = FIGURES
 
     def load(self, data_dir: Path) -> Dataset:
         path = Path(data_dir) / self.name / "problems.jsonl"

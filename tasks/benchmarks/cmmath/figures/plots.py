@@ -6,7 +6,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
-from mathprobe.tasks.benchmarks.cmmath._report import GRADE_GROUPS
+from mathprobe.tasks.benchmarks.cmmath.figures.run_report import GRADE_GROUPS
 from mathprobe.tasks.contract import Plot
 
 

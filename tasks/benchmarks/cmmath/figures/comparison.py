@@ -4,14 +4,14 @@ accuracy) and, named apart, the authors' (their statics_acc.py: per question typ
 subject and grade right / (count + 1), printed to one decimal; their SSR over one knowledge point
 per question). Figures come from the view `cmmath_figure_units` (sql/cmmath/60_compare.sql),
 resampled by question; an undecided answer counts as not right, as in the views. The plots are
-in `_plots`."""
+in `figures.plots`."""
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 from typing import Any
 
-from mathprobe.tasks.benchmarks.cmmath._plots import plots
-from mathprobe.tasks.benchmarks.cmmath._report import ALPHAS, ANSWER_TYPES, GRADE_GROUPS
+from mathprobe.tasks.benchmarks.cmmath.figures.plots import plots
+from mathprobe.tasks.benchmarks.cmmath.figures.run_report import ALPHAS, ANSWER_TYPES, GRADE_GROUPS
 from mathprobe.tasks.contract import Comparison, Plot, Stat, Table
 from mathprobe.tasks.store import Store
 
