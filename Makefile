@@ -63,8 +63,7 @@ bench: $(STAMP)-test postgres
 	$(BIN)/python perf/fanout.py --repeat 1
 	$(BIN)/python perf/kill_loss.py --concurrency 16 128 512 --repeat 1
 	$(BIN)/python perf/startup.py --repeat 1
-	@if [ -f perf/adaptive.py ]; then $(BIN)/python perf/adaptive.py --repeat 1; \
-	 else echo "skipped perf/adaptive.py: not in this checkout"; fi
+	$(BIN)/python perf/adaptive.py --repeat 1
 	@echo "skipped perf/triton_grpc.py: it starts tritonserver (the triton extra) on a model it builds;"
 	@echo "  on CPU: python perf/triton_grpc.py [--requests 200]; for a GPU machine:"
 	@echo "  --write-requests DIR here, then --requests-file DIR/requests.jsonl --device cuda there"
