@@ -142,7 +142,7 @@ def test_a_command_line_run_stores_and_grades_its_answers(site, tmp_path):
         else:               # a product it cannot do: an answer, graded wrong, not a failure
             assert stored[p["id"]] == "I cannot work that out." and not graded[p["id"]]
     assert key not in everything
-    assert "Arith accuracy (%) by topic" in done.stdout
+    assert "Arith accuracy by topic (%)" in done.stdout
 
 
 def test_the_core_was_not_changed_for_it(site):

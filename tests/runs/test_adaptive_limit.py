@@ -119,7 +119,7 @@ def test_the_bar_and_the_artifact_show_rate_limits_and_waits(fake_openai, monkey
     from prefect.client.orchestration import get_client
     from prefect.client.schemas.filters import ArtifactFilter, ArtifactFilterKey
 
-    from mathprobe.flows import cli_common
+    from mathprobe.cli import common as cli_common
     from mathprobe.flows.artifacts import artifact_key
     from mathprobe.flows.eval import eval_flow
 
