@@ -70,6 +70,7 @@ def _append_whole(path: Path, data: bytes) -> None:
     """Append `data` and fsync, or leave the file as it was (a full disk must not leave half a
     batch behind)."""
     path.parent.mkdir(parents=True, exist_ok=True)
+    made = not path.exists()
     fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_APPEND, 0o600)
     try:
         size = os.fstat(fd).st_size
@@ -80,6 +81,8 @@ def _append_whole(path: Path, data: bytes) -> None:
             os.fsync(fd)
         except OSError:
             os.ftruncate(fd, size)
+            if made:                 # no empty spool left that the error line does not name
+                path.unlink(missing_ok=True)
             raise
     finally:
         os.close(fd)
