@@ -34,10 +34,6 @@ def start(name: str, job: Callable[[], Any], stop: Callable[[Any], None] | None 
             _stops[name] = stop
 
 
-def started(name: str) -> bool:
-    return name in _jobs
-
-
 def take(name: str, job: Callable[[], Any]) -> Any:
     """The result of the job (started now if it was not); the caller owns it from here."""
     start(name, job)
