@@ -26,9 +26,9 @@ def demo(
     for bench in registry.all_benchmarks():
         if bench.demo is not None:
             preflight.data(bench, data_dir)
-    from mathprobe.flows.common import call_flow
 
     eval_flow = load_flow("eval", "eval_flow")
+    from mathprobe.flows.common import call_flow   # after load_flow: Prefect reads the server
     queries = []
     for bench in registry.all_benchmarks():
         if bench.demo is None:

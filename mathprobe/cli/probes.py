@@ -77,9 +77,9 @@ def _run_probe(family: str, methods: list[str] | None, as_json: bool, **params) 
                           model=params["model"], run_id=params["run_id"], db=params["db"],
                           data_dir=params["data_dir"], limit=params["limit"],
                           concurrency=params["concurrency"])
-    from mathprobe.flows.common import call_flow
 
     probe_flow = load_flow("probes", f"{family}_flow")
+    from mathprobe.flows.common import call_flow   # after load_flow: Prefect reads the server
     with progress_bar():
         out = call_flow(probe_flow, **{**params, "db": str(params["db"]),
                                        "data_dir": str(params["data_dir"]) if params["data_dir"]

@@ -58,9 +58,8 @@ def run(
         raise typer.Exit(run_exit_code(stored))
     from mathprobe.tasks.backends import MODULES, parse_spec
 
-    from mathprobe.flows.common import call_flow
-
     eval_flow = load_flow("eval", "eval_flow")
+    from mathprobe.flows.common import call_flow   # after load_flow: Prefect reads the server
     with importing(MODULES[parse_spec(model)[0]]), progress_bar():
         report = call_flow(eval_flow, benchmark=benchmark, model=model, setting=setting,
                            run_id=run_id, db=str(db),

@@ -104,6 +104,23 @@ def test_a_cli_run_uses_the_started_server_and_shows_in_its_api(started, tmp_pat
         ("wemath:baseline:random:via-server", "COMPLETED")]
 
 
+def test_a_run_in_its_own_process_uses_the_started_server_too(started, tmp_path, data_dir):
+    """MATHPROBE_NO_WARM=1 (or a command the warm runner declines) runs the command here: it
+    still finds the started server before Prefect is imported, instead of starting a temporary
+    one (about 5 s more, and its run gone from the UI with it)."""
+    env, done = started
+    url = re.search(r"API: (\S+)", done.stdout).group(1)
+    run = mathprobe("run", "--benchmark", "wemath", "--model", "baseline:random", "--run-id",
+                    "own-process", "--db", str(tmp_path / "o.duckdb"), "--data-dir",
+                    str(data_dir), "--limit", "6", env=dict(env, MATHPROBE_NO_WARM="1"))
+    assert run.returncode == 0, run.stdout[-2000:] + run.stderr[-2000:]
+    assert "temporary" not in run.stdout + run.stderr
+    flow_runs = httpx.post(f"{url}/flow_runs/filter", timeout=30, json={
+        "flow_runs": {"name": {"like_": "own-process"}}}).json()
+    assert [(f["name"], f["state_type"]) for f in flow_runs] == [
+        ("wemath:baseline:random:own-process", "COMPLETED")]
+
+
 def test_a_warm_command_is_the_command_in_the_users_folder_and_terminal(started, tmp_path,
                                                                          data_dir):
     """Served by the warm runner, a command takes the caller's working directory and
