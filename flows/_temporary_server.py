@@ -7,23 +7,28 @@ beyond, issue 25). Each server process Prefect starts here gets a watchdog that 
 the command's process ends, however it ends (`tasks.processes.outlived_by_none`).
 
 Imported by the modules that define flows, before any client starts a server (a module is
-imported once: the method is wrapped once).
+imported once: the method is wrapped once). Only where no Prefect API is configured: Prefect's
+server package (sqlalchemy, fastapi, its ORM) costs about 1.3 s and 90 MB to import, which a
+command handed to a running server never needs.
 """
 from __future__ import annotations
 
 from typing import Any
 
-from prefect.server.api.server import SubprocessASGIServer
+from prefect.settings import get_current_settings
 
 from mathprobe.tasks.processes import outlived_by_none
 
-_start = SubprocessASGIServer._run_uvicorn_command
+
+def _watched(start: Any) -> Any:
+    def _run_uvicorn_command(self: Any) -> Any:
+        proc = start(self)
+        outlived_by_none(proc.pid)
+        return proc
+    return _run_uvicorn_command
 
 
-def _run_uvicorn_command(self: SubprocessASGIServer) -> Any:
-    proc = _start(self)
-    outlived_by_none(proc.pid)
-    return proc
+if get_current_settings().api.url is None:      # a client would start the temporary server
+    from prefect.server.api.server import SubprocessASGIServer
 
-
-SubprocessASGIServer._run_uvicorn_command = _run_uvicorn_command
+    SubprocessASGIServer._run_uvicorn_command = _watched(SubprocessASGIServer._run_uvicorn_command)
