@@ -46,18 +46,30 @@ def run(argv: list[str]) -> None:
 
 
 def _warm_up() -> None:
-    """Import what any command would: the CLI, every flow, every backend and its SDK, every
-    benchmark, and the Prefect engine modules a flow run imports on its first call."""
+    """Import what any command would: the CLI, every flow, every benchmark, the Prefect engine
+    modules a flow run imports on its first call, and the SDKs of the backends this user is set
+    up for (`_preloaded`)."""
     import importlib
 
     import mathprobe.cli.main  # noqa: F401  (also sets the command's Prefect defaults)
     from mathprobe.tasks import registry
-    from mathprobe.tasks.backends import MODULES
 
     for name in ("mathprobe.flows.eval", "mathprobe.flows.probes", "mathprobe.flows.sweep",
-                 "prefect.flow_engine", "prefect.task_engine", *MODULES.values()):
+                 "prefect.flow_engine", "prefect.task_engine", *_preloaded(os.environ)):
         importlib.import_module(name)
     registry.all_benchmarks()
+
+
+def _preloaded(env: dict) -> list[str]:
+    """The backend modules worth importing ahead: a kind that needs no key (baseline, triton,
+    replay, plug-ins without one), and a kind whose key or server variable is set here. Every
+    page the runner holds is resident in each copy it forks (a copy's peak memory starts at the
+    runner's), and an unused SDK is tens of MB (anthropic's 38 MB). A command for another kind
+    imports its SDK itself, in a thread, while its flow starts (cli.common.importing)."""
+    from mathprobe.tasks.backends import registry
+
+    return [registry.slow_imports()[k.name] for k in registry.kinds()
+            if k.key_env is None or env.get(k.key_env) or (k.endpoint_env and env.get(k.endpoint_env))]
 
 
 def _prefect_settings(env: dict) -> dict:
