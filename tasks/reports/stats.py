@@ -72,12 +72,20 @@ def weights(n_units: int, resamples: int = RESAMPLES, seed: int = SEED) -> np.nd
     """(n_units x resamples): how many times each unit is drawn in each resample (resample b
     draws n_units units uniformly with replacement)."""
     rng = np.random.default_rng([seed, n_units])
-    draws = rng.integers(0, n_units, size=(resamples, n_units))
-    offsets = (np.arange(resamples) * n_units)[:, None]
-    counts = np.bincount((draws + offsets).ravel(), minlength=resamples * n_units)
-    out = np.ascontiguousarray(counts.reshape(resamples, n_units).T, dtype=np.float64)
+    out = np.empty((n_units, resamples), dtype=np.float64)
+    # drawn a block of resamples at a time (the same stream as one call): one call's draws
+    # and counts are three (resamples x n_units) int64 copies, a spike at the end of every run
+    for lo in range(0, resamples, _BLOCK):
+        hi = min(lo + _BLOCK, resamples)
+        draws = rng.integers(0, n_units, size=(hi - lo, n_units))
+        draws += (np.arange(hi - lo) * n_units)[:, None]
+        out[:, lo:hi] = np.bincount(draws.ravel(), minlength=(hi - lo) * n_units
+                                    ).reshape(hi - lo, n_units).T
     out.setflags(write=False)
     return out
+
+
+_BLOCK = 100
 
 
 @dataclass
