@@ -33,7 +33,7 @@ from mathprobe.tasks.store.run_data import STORED_SUFFIX
 # the directive: alone on its line
 DIRECTIVE_RE = re.compile(r"^--[ \t]*@stored[ \t]+(\w+)[ \t]*$", re.M)
 # `COMMENT ON ... IS '...';` statements (sql/*/90_comments.sql and inline)
-COMMENT_RE = re.compile(r"COMMENT ON (TABLE|VIEW|COLUMN) ([\w.]+) IS '((?:[^']|'')*)'\s*;", re.S)
+COMMENT_RE = re.compile(r"COMMENT ON (TABLE|VIEW|COLUMN) ([\w.]+) IS\s+'((?:[^']|'')*)'\s*;", re.S)
 
 
 def stored_views(texts: Sequence[str]) -> list[str]:
