@@ -155,3 +155,28 @@ def test_a_store_with_hand_written_tables_opens_and_reads_the_same(tmp_path, dat
             assert figures(s, r) == before[r] == live(s, r)
     finally:
         s.close()
+
+
+def test_a_lake_store_gets_the_same_stored_tables_and_stores_a_finished_run(tmp_path, data_dir):
+    """DuckLake (a SQLite catalog here) applies the written-out texts too: the same stored
+    tables and their comments, and a finished run's figures stored and read as on a file."""
+    bench = registry.get("wemath")
+    s = Store(f"ducklake:sqlite:{tmp_path / 'lake.sqlite'}")
+    try:
+        dataset = prepare(s, bench, data_dir)
+        _run(s, bench, dataset, "a", 0)
+        by_hand = duckdb.connect()
+        by_hand.execute(HAND_WRITTEN)
+        where = "AND database_name = current_database()"
+        assert s.query(COLUMNS.replace("ORDER BY", where + " ORDER BY")) == \
+            by_hand.execute(COLUMNS).fetchall()
+        comments = s.query("SELECT table_name, comment FROM duckdb_tables() "
+                           f"WHERE suffix(table_name, '_stored') {where}")
+        assert len(comments) == 11 and all("stored per run" in c for _, c in comments)
+        assert s.query("SELECT count(*) FROM duckdb_columns() WHERE suffix(table_name, "
+                       f"'_stored') AND coalesce(comment, '') = '' {where}") == [(0,)]
+        assert s.query("SELECT run_id FROM stored_runs") == [("a",)]
+        assert s.query("SELECT count(*) FROM wemath_figure_units_stored")[0][0] > 0
+        assert figures(s, "a") == live(s, "a")
+    finally:
+        s.close()
