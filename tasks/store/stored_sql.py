@@ -33,12 +33,13 @@ from mathprobe.tasks.store.run_data import STORED_SUFFIX
 # the directive: alone on its line
 DIRECTIVE_RE = re.compile(r"^--[ \t]*@stored[ \t]+(\w+)[ \t]*$", re.M)
 # `COMMENT ON ... IS '...';` statements (sql/*/90_comments.sql and inline)
-COMMENT_RE = re.compile(r"COMMENT ON (TABLE|VIEW|COLUMN) ([\w.]+) IS\s+'((?:[^']|'')*)'\s*;", re.S)
+COMMENT_RE = re.compile(r"COMMENT ON (TABLE|VIEW|COLUMN) ([\w.]+) IS\s+'([^']*(?:''[^']*)*)'\s*;")
 
 
 def stored_views(texts: Sequence[str]) -> list[str]:
     """The views the texts declare stored, in order."""
-    return [m.group(1) for text in texts for m in DIRECTIVE_RE.finditer(text)]
+    return [m.group(1) for text in texts if "@stored" in text
+            for m in DIRECTIVE_RE.finditer(text)]
 
 
 def ddl(view: str) -> str:
@@ -64,24 +65,22 @@ def table_comment(view: str) -> str:
 def expand(texts: Sequence[str]) -> list[str]:
     """The texts with every `-- @stored <view>` line written out (see the module's docstring);
     texts without one are returned as they are."""
-    views = stored_views(texts)
-    if not views:
+    home = {view: i for i, text in enumerate(texts) for view in stored_views([text])}
+    if not home:
         return list(texts)
-    wanted = set(views)
-    home = {v: i for i, text in enumerate(texts) for v in (m.group(1) for m in
-                                                           DIRECTIVE_RE.finditer(text))}
-    columns: dict[str, list[str]] = {v: [] for v in views}
+    columns: dict[str, list[str]] = {view: [] for view in home}
     for i, text in enumerate(texts):
         for m in COMMENT_RE.finditer(text):
             kind, name, value = m.groups()
             view, _, column = name.partition(".")
-            if view not in wanted or kind == "TABLE":
+            if view not in home or kind == "TABLE":
                 continue
             home[view] = max(home[view], i)
             if kind == "COLUMN":
                 columns[view].append(f"COMMENT ON COLUMN {view}{STORED_SUFFIX}.{column} "
                                      f"IS '{value}';")
-    out = [DIRECTIVE_RE.sub(lambda m: ddl(m.group(1)), text) for text in texts]
-    for view in views:
-        out[home[view]] += "\n\n" + "\n".join([table_comment(view), *columns[view]]) + "\n"
+    out = [DIRECTIVE_RE.sub(lambda m: ddl(m.group(1)), text) if "@stored" in text else text
+           for text in texts]
+    for view, i in home.items():
+        out[i] += "\n\n" + "\n".join([table_comment(view), *columns[view]]) + "\n"
     return out
