@@ -250,18 +250,23 @@ def authors_per_run(data_dir: Path, runs: int, repeat: int) -> float:
 
 # -- another version of the SQL, compared row for row --------------------------------------------
 def apply_ref_sql(db: Path | None, ref: str) -> list[str]:
-    """Apply the SQL files of git `ref` (the same files this checkout applies) to `db` (None:
-    a new empty database); returns the views `ref` defines."""
+    """Apply the SQL files of git `ref` (the same files this checkout applies, their stored
+    figures written out) to `db` (None: a new empty database); returns the views `ref`
+    defines."""
     from mathprobe.tasks.store.sql import sql_files
+    from mathprobe.tasks.store.stored_sql import expand
 
     con = duckdb.connect(str(db) if db else ":memory:")
     try:
+        texts = []
         for f in sql_files():
             rel = f.resolve().relative_to(REPO)
             text = subprocess.run(["git", "show", f"{ref}:{rel}"], cwd=REPO, capture_output=True,
                                   text=True)
             if text.returncode == 0:
-                con.execute(text.stdout)
+                texts.append(text.stdout)
+        for text in expand(texts):
+            con.execute(text)
         con.execute("DELETE FROM store_meta WHERE key = 'sql_layer'")   # not this checkout's
         return list(views(con)) if db is None else []
     finally:

@@ -231,3 +231,45 @@ def test_every_output_draws_its_one_declaration(arith, arith_data, tmp_path, db)
     heights = sorted(round(p.get_height(), 6) for ax in part.fig.axes for p in ax.patches
                      if p.get_height() > 0)
     assert heights == sorted(round(100 * v, 6) for v in (0.5, *(a for a, _, _ in want.values())))
+
+
+@pytest.mark.usefixtures("prefect_harness")
+def test_its_stored_figure_comes_from_one_line(arith, arith_data, tmp_path, db):
+    """arith.sql declares its figure units stored with one line after their macro
+    (`-- @stored arith_figure_units`): the store makes the table (the macro's columns), its
+    comments (copied from the view's) and the view; once the run has finished, the view's rows
+    are the stored ones, equal to what the macro computes live."""
+    from mathprobe.flows.eval import eval_flow
+
+    replay = replay_file(tmp_path / "answers.json", arith_data)
+    eval_flow(benchmark="arith", model=f"replay:{replay}", run_id="toy", db=str(db),
+              data_dir=str(arith_data))
+    close_all()
+    con = duckdb.connect(str(db))
+    try:
+        q = "SELECT * FROM {} WHERE run_id = 'toy' ORDER BY ALL"
+        stored = con.execute(q.format("arith_figure_units_stored")).fetchall()
+        assert len(stored) == 24                                   # 12 problems x 2 cells
+        assert con.execute(q.format("arith_figure_units")).fetchall() == stored
+        assert con.execute(q.format("arith_figure_units_of('run_data')")).fetchall() == stored
+        assert con.execute("FROM stored_runs").fetchall() == [("toy",)]
+        assert con.execute(q.format("arith_figure_units_of('live_run_spans')")).fetchall() == []
+        cols = con.execute("SELECT table_name, column_name, data_type, comment FROM "
+                           "duckdb_columns() WHERE table_name LIKE 'arith_figure_units%' "
+                           "ORDER BY table_name, column_index").fetchall()
+        view = [c[1:] for c in cols if c[0] == "arith_figure_units"]
+        assert [c[1:] for c in cols if c[0] == "arith_figure_units_stored"] == view
+        assert [c[:2] for c in view] == [
+            ("run_id", "VARCHAR"), ("grader", "VARCHAR"), ("unit", "VARCHAR"),
+            ("item", "VARCHAR"), ("cell", "VARCHAR"), ("num", "DOUBLE"), ("den", "DOUBLE")]
+        assert all(c[2] for c in view) and view[5][2] == "1 for a right answer, else 0."
+        (comment,), = con.execute("SELECT comment FROM duckdb_tables() "
+                                  "WHERE table_name = 'arith_figure_units_stored'").fetchall()
+        assert "The rows of arith_figure_units stored per run" in comment
+        # the view reads the table: a stored row changed by hand shows through it
+        con.execute("UPDATE arith_figure_units_stored SET num = 7 WHERE run_id = 'toy' "
+                    "AND unit = 'p02' AND cell = 'all'")
+        assert con.execute("SELECT num FROM arith_figure_units WHERE run_id = 'toy' AND "
+                           "unit = 'p02' AND cell = 'all'").fetchall() == [(7.0,)]
+    finally:
+        con.close()

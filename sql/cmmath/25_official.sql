@@ -128,18 +128,9 @@ SELECT run_id, grader, breakdown,
 FROM groups
 WHERE NOT is_overall;
 
--- Stored per run when its grading, judging or import finishes (tasks/store/run_data.py): 74
--- rows a run, read instead of grouping each of its answers against every group.
-CREATE TABLE IF NOT EXISTS cmmath_official_scores_stored (
-    run_id VARCHAR, grader VARCHAR, breakdown VARCHAR, key VARCHAR, position INTEGER,
-    n BIGINT, correct BIGINT, score DOUBLE
-);
-
-CREATE OR REPLACE VIEW cmmath_official_scores AS
-FROM cmmath_official_scores_stored
-WHERE run_id IN (SELECT run_id FROM stored_runs)
-UNION ALL
-FROM cmmath_official_scores_of('live_run_spans');
+-- Stored per run (tasks/store/stored_sql.py): 74 rows a run, read instead of grouping each of
+-- its answers against every group.
+-- @stored cmmath_official_scores
 
 COMMENT ON VIEW cmmath_official_scores IS 'CMMaTH, the authors'' code (tool/statics_acc.py): scores per visual subject, grade_id and question type = right / (count + 1) x 100, overall = right / all x 100, rounded to 1 decimal like Python''s round(); right = the grader''s verdict TRUE (undecided: not right).';
 COMMENT ON COLUMN cmmath_official_scores.breakdown IS 'overall | subject | grade_id | question_type';

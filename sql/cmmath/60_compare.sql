@@ -39,15 +39,6 @@ SELECT run_id, grader, item_id AS unit, item_id AS item,
        1.0::DOUBLE                                                                 AS den
 FROM answer_cells;
 
--- Stored per run when its grading, judging or import finishes (tasks/store/run_data.py): a
--- run's 20,000 rows read, not rebuilt from its answers, by compare and the HTML report.
-CREATE TABLE IF NOT EXISTS cmmath_figure_units_stored (
-    run_id VARCHAR, grader VARCHAR, unit VARCHAR, item VARCHAR, cell VARCHAR,
-    num DOUBLE, den DOUBLE
-);
-
-CREATE OR REPLACE VIEW cmmath_figure_units AS
-FROM cmmath_figure_units_stored
-WHERE run_id IN (SELECT run_id FROM stored_runs)
-UNION ALL
-FROM cmmath_figure_units_of('live_run_spans');
+-- Stored per run (tasks/store/stored_sql.py): a run's 20,000 rows read, not rebuilt from its
+-- answers, by compare and the HTML report.
+-- @stored cmmath_figure_units

@@ -83,22 +83,4 @@ COMMENT ON COLUMN cmmath_figure_units.item IS 'The paired unit of a McNemar test
 COMMENT ON COLUMN cmmath_figure_units.cell IS 'The figure''s cell: all, type:<answer type>, grade:<grade group>, subject:<visual subject>, point:<leaf knowledge point> (the paper''s); official:<breakdown>:<group>, official_point:<point> (the authors'').';
 COMMENT ON COLUMN cmmath_figure_units.num IS 'What the unit adds to the figure''s numerator (e.g. 1 for a right answer).';
 COMMENT ON COLUMN cmmath_figure_units.den IS 'What the unit adds to the figure''s denominator (e.g. 1 per graded question); the figure is sum(num) / sum(den).';
-COMMENT ON TABLE cmmath_official_scores_stored IS 'cmmath_official_scores stored per run when its grading, judging or import finished; shown only while the run''s data version is the stored one (stored_runs), else computed live.';
-COMMENT ON COLUMN cmmath_official_scores_stored.run_id IS 'The run (runs.run_id).';
-COMMENT ON COLUMN cmmath_official_scores_stored.grader IS 'The grader of the verdicts.';
-COMMENT ON COLUMN cmmath_official_scores_stored.breakdown IS 'overall, subject, grade_id or question_type.';
-COMMENT ON COLUMN cmmath_official_scores_stored.key IS 'The group (all, (total), or a key of cmmath_official_keys).';
-COMMENT ON COLUMN cmmath_official_scores_stored.position IS 'The group''s place in their report.';
-COMMENT ON COLUMN cmmath_official_scores_stored.n IS 'Answers in the group.';
-COMMENT ON COLUMN cmmath_official_scores_stored.correct IS 'Answers their script counts right.';
-COMMENT ON COLUMN cmmath_official_scores_stored.score IS 'Their score, rounded as Python''s round(x, 1).';
 COMMENT ON COLUMN cmmath_official_answers.is_right IS 'the grader''s verdict is TRUE (undecided: not right), in whichever group; their overall score counts these';
-
-COMMENT ON TABLE cmmath_figure_units_stored IS 'cmmath_figure_units stored per run when its grading, judging or import finished; shown only while the run''s data version is the stored one (stored_runs), else computed live.';
-COMMENT ON COLUMN cmmath_figure_units_stored.run_id IS 'The run (runs.run_id).';
-COMMENT ON COLUMN cmmath_figure_units_stored.grader IS 'The grader of the verdicts.';
-COMMENT ON COLUMN cmmath_figure_units_stored.unit IS 'The resampled unit: the question.';
-COMMENT ON COLUMN cmmath_figure_units_stored.item IS 'The paired unit of a McNemar test: the question.';
-COMMENT ON COLUMN cmmath_figure_units_stored.cell IS 'The figure''s cell (see cmmath_figure_units).';
-COMMENT ON COLUMN cmmath_figure_units_stored.num IS 'What the unit adds to the figure''s numerator.';
-COMMENT ON COLUMN cmmath_figure_units_stored.den IS 'What the unit adds to the figure''s denominator.';

@@ -51,19 +51,10 @@ CROSS JOIN LATERAL (VALUES (1, v.cate0),                      -- each problem at
                            (3, v.cate0 || '/' || v.cate1 || '/' || v.cate2)) AS l(level, concept)
 GROUP BY v.run_id, v.grader, v.system, l.level, l.concept;
 
--- Stored per run when its grading, judging or import finishes (tasks/store/run_data.py): a
--- run's ~600 concept rows (and conceptmath_unmastered's ranking of them) are read, not
--- recomputed from its verdicts, while its data is unchanged.
-CREATE TABLE IF NOT EXISTS conceptmath_concept_accuracy_stored (
-    run_id VARCHAR, grader VARCHAR, system VARCHAR, level INTEGER, concept VARCHAR,
-    n BIGINT, correct BIGINT, accuracy DOUBLE
-);
-
-CREATE OR REPLACE VIEW conceptmath_concept_accuracy AS
-FROM conceptmath_concept_accuracy_stored
-WHERE run_id IN (SELECT run_id FROM stored_runs)
-UNION ALL
-FROM conceptmath_concept_accuracy_of('live_run_spans');
+-- Stored per run (tasks/store/stored_sql.py): a run's ~600 concept rows (and
+-- conceptmath_unmastered's ranking of them) are read, not recomputed from its verdicts, while
+-- its data is unchanged.
+-- @stored conceptmath_concept_accuracy
 
 -- The runs behind the mean concept accuracy (paper Fig. 5, which averages over models): zero-shot
 -- runs only (setting 'zs'; never chain-of-thought, few-shot, probe or imported runs, whose prompt

@@ -9,11 +9,6 @@ FROM runs r
 CROSS JOIN conceptmath_items i
 WHERE r.benchmark = 'conceptmath';
 
--- conceptmath_mink_items stored per probe run (see below); rows of exactly its live macro.
-CREATE TABLE IF NOT EXISTS conceptmath_mink_items_stored (
-    run_id VARCHAR, item_id VARCHAR, n_tokens BIGINT, k INTEGER, min_k DOUBLE, min_k_prob DOUBLE
-);
-
 -- MIN-K% (Shi et al. 2023) per question: the mean of the K% = 10% lowest token
 -- log-probabilities of the question (at least one token). Higher: more likely seen in training.
 -- `min_k` is Shi et al.'s MIN-K% PROB as they define it, a mean log-probability (<= 0);
@@ -37,13 +32,9 @@ SELECT run_id, item_id, n_tokens, k,
        exp(list_avg(lowest_first[1:k]))     AS min_k_prob
 FROM with_k;
 
--- Stored per probe run when it finishes (conceptmath_mink_items_stored, tasks/store/run_data.py):
--- the sorting of every question's token log-probabilities is done once per run, not per query.
-CREATE OR REPLACE VIEW conceptmath_mink_items AS
-FROM conceptmath_mink_items_stored
-WHERE run_id IN (SELECT run_id FROM stored_runs)
-UNION ALL
-FROM conceptmath_mink_items_of('live_run_spans');
+-- Stored per probe run (tasks/store/stored_sql.py): the sorting of every question's token
+-- log-probabilities is done once per run, not per query.
+-- @stored conceptmath_mink_items
 
 -- Paper Table 3, per system: mean Rouge-L F of the continuations (as a fraction, and x100 as the
 -- paper prints it); mean MIN-K% (as a mean log-probability, and on the probability scale).
@@ -70,7 +61,8 @@ CROSS JOIN LATERAL (VALUES (1, p.cate0), (2, p.cate0 || '/' || p.cate1),
                            (3, p.cate0 || '/' || p.cate1 || '/' || p.cate2)) AS l(level, concept);
 
 -- For a set of runs (sql/core/10_current.sql: `runs` names run_data or live_run_spans; a run
--- whose span is empty there is stored, not live).
+-- whose span is empty there is stored, not live). Both stored per probe run: ~300 concept rows
+-- a run, read instead of re-joining every question to its concepts.
 CREATE OR REPLACE MACRO contamination_rouge_concept_of(runs) AS TABLE
 SELECT s.run_id, c.system, c.level, c.concept, count(*) AS n,
        avg(s.score ORDER BY s.item_id)          AS rouge_l,
@@ -80,6 +72,7 @@ JOIN query_table(runs) d ON d.run_id = s.run_id AND d.first_response_id <= d.las
 JOIN conceptmath_probe_item_concepts c ON c.run_id = s.run_id AND c.item_id = s.item_id
 WHERE s.probe = 'rouge_l'
 GROUP BY s.run_id, c.system, c.level, c.concept;
+-- @stored contamination_rouge_concept
 
 CREATE OR REPLACE MACRO contamination_mink_concept_of(runs) AS TABLE
 SELECT m.run_id, c.system, c.level, c.concept, count(*) AS n,
@@ -88,29 +81,7 @@ SELECT m.run_id, c.system, c.level, c.concept, count(*) AS n,
 FROM conceptmath_mink_items_of(runs) m
 JOIN conceptmath_probe_item_concepts c ON c.run_id = m.run_id AND c.item_id = m.item_id
 GROUP BY m.run_id, c.system, c.level, c.concept;
-
--- Both stored per probe run when it finishes (tasks/store/run_data.py): ~300 concept rows a
--- run, read instead of re-joining every question to its concepts.
-CREATE TABLE IF NOT EXISTS contamination_rouge_concept_stored (
-    run_id VARCHAR, system VARCHAR, level INTEGER, concept VARCHAR, n BIGINT,
-    rouge_l DOUBLE, rouge_l_x100 DOUBLE
-);
-CREATE TABLE IF NOT EXISTS contamination_mink_concept_stored (
-    run_id VARCHAR, system VARCHAR, level INTEGER, concept VARCHAR, n BIGINT,
-    min_k DOUBLE, min_k_prob DOUBLE
-);
-
-CREATE OR REPLACE VIEW contamination_rouge_concept AS
-FROM contamination_rouge_concept_stored
-WHERE run_id IN (SELECT run_id FROM stored_runs)
-UNION ALL
-FROM contamination_rouge_concept_of('live_run_spans');
-
-CREATE OR REPLACE VIEW contamination_mink_concept AS
-FROM contamination_mink_concept_stored
-WHERE run_id IN (SELECT run_id FROM stored_runs)
-UNION ALL
-FROM contamination_mink_concept_of('live_run_spans');
+-- @stored contamination_mink_concept
 
 -- Paper Tables 6/8/9: concept classification per system. MRR = mean reciprocal rank of the
 -- true level-2 concept in the model's ranking (0 when absent); top-1 = share ranked first. Open

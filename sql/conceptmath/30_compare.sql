@@ -40,15 +40,6 @@ SELECT m.run_id, NULL, m.item_id, m.item_id,
 FROM conceptmath_mink_items_of(runs) m
 JOIN conceptmath_probe_items p ON p.run_id = m.run_id AND p.item_id = m.item_id;
 
--- Stored per run when its grading, judging, import or probe finishes (tasks/store/run_data.py):
--- a run's 40,000 rows read, not rebuilt from its verdicts, by compare and the HTML report.
-CREATE TABLE IF NOT EXISTS conceptmath_figure_units_stored (
-    run_id VARCHAR, grader VARCHAR, unit VARCHAR, item VARCHAR, cell VARCHAR,
-    num DOUBLE, den DOUBLE
-);
-
-CREATE OR REPLACE VIEW conceptmath_figure_units AS
-FROM conceptmath_figure_units_stored
-WHERE run_id IN (SELECT run_id FROM stored_runs)
-UNION ALL
-FROM conceptmath_figure_units_of('live_run_spans');
+-- Stored per run (tasks/store/stored_sql.py): a run's 40,000 rows read, not rebuilt from its
+-- verdicts, by compare and the HTML report.
+-- @stored conceptmath_figure_units

@@ -35,15 +35,6 @@ COMMENT ON COLUMN conceptmath_concept_accuracy.concept IS 'The concept path: cat
 COMMENT ON COLUMN conceptmath_concept_accuracy.n IS 'Graded problems under it.';
 COMMENT ON COLUMN conceptmath_concept_accuracy.correct IS 'Right answers.';
 COMMENT ON COLUMN conceptmath_concept_accuracy.accuracy IS 'correct / n, a fraction.';
-COMMENT ON TABLE conceptmath_concept_accuracy_stored IS 'conceptmath_concept_accuracy stored per run when its grading, judging or import finished; shown only while the run''s data version is the stored one (stored_runs), else computed live.';
-COMMENT ON COLUMN conceptmath_concept_accuracy_stored.run_id IS 'The run (runs.run_id).';
-COMMENT ON COLUMN conceptmath_concept_accuracy_stored.grader IS 'The grader of the verdicts.';
-COMMENT ON COLUMN conceptmath_concept_accuracy_stored.system IS 'The system.';
-COMMENT ON COLUMN conceptmath_concept_accuracy_stored.level IS '1, 2 or 3.';
-COMMENT ON COLUMN conceptmath_concept_accuracy_stored.concept IS 'The concept path: cate0, cate0/cate1 or cate0/cate1/cate2.';
-COMMENT ON COLUMN conceptmath_concept_accuracy_stored.n IS 'Graded problems under it.';
-COMMENT ON COLUMN conceptmath_concept_accuracy_stored.correct IS 'Right answers.';
-COMMENT ON COLUMN conceptmath_concept_accuracy_stored.accuracy IS 'correct / n, a fraction.';
 
 COMMENT ON COLUMN conceptmath_mean_concept_runs.grader IS 'The grader of the verdicts: a rule grader (e.g. official, strict, rules), judge:<model> or cascade:<model>.';
 COMMENT ON COLUMN conceptmath_mean_concept_runs.model IS 'The model.';
@@ -136,42 +127,9 @@ COMMENT ON COLUMN conceptmath_figure_units.cell IS 'The figure''s cell: all, sys
 COMMENT ON COLUMN conceptmath_figure_units.num IS 'What the unit adds to the figure''s numerator (e.g. 1 for a right answer).';
 COMMENT ON COLUMN conceptmath_figure_units.den IS 'What the unit adds to the figure''s denominator (e.g. 1 per graded question); the figure is sum(num) / sum(den).';
 
-COMMENT ON TABLE conceptmath_mink_items_stored IS 'conceptmath_mink_items (MIN-K% per question) stored per probe run when it finished; shown only while the run''s data version is the stored one (stored_runs), else computed live.';
-COMMENT ON COLUMN conceptmath_mink_items_stored.run_id IS 'The probe run (runs.run_id).';
-COMMENT ON COLUMN conceptmath_mink_items_stored.item_id IS 'The question scored.';
-COMMENT ON COLUMN conceptmath_mink_items_stored.n_tokens IS 'Tokens of the question with a log-probability.';
-COMMENT ON COLUMN conceptmath_mink_items_stored.k IS 'How many of the lowest are averaged: 10% of n_tokens, at least 1.';
-COMMENT ON COLUMN conceptmath_mink_items_stored.min_k IS 'MIN-K% PROB: the mean of the k lowest token log-probabilities (<= 0).';
-COMMENT ON COLUMN conceptmath_mink_items_stored.min_k_prob IS 'exp(min_k): the same on the probability scale.';
-COMMENT ON TABLE contamination_rouge_concept_stored IS 'contamination_rouge_concept stored per probe run when it finished; shown only while the run''s data version is the stored one (stored_runs), else computed live.';
-COMMENT ON COLUMN contamination_rouge_concept_stored.run_id IS 'The probe run (runs.run_id).';
-COMMENT ON COLUMN contamination_rouge_concept_stored.system IS 'The system.';
-COMMENT ON COLUMN contamination_rouge_concept_stored.level IS '1, 2 or 3.';
-COMMENT ON COLUMN contamination_rouge_concept_stored.concept IS 'The concept path.';
-COMMENT ON COLUMN contamination_rouge_concept_stored.n IS 'Questions scored under it.';
-COMMENT ON COLUMN contamination_rouge_concept_stored.rouge_l IS 'Mean Rouge-L F, a fraction.';
-COMMENT ON COLUMN contamination_rouge_concept_stored.rouge_l_x100 IS 'The same x100, as the paper prints it.';
-COMMENT ON TABLE contamination_mink_concept_stored IS 'contamination_mink_concept stored per probe run when it finished; shown only while the run''s data version is the stored one (stored_runs), else computed live.';
-COMMENT ON COLUMN contamination_mink_concept_stored.run_id IS 'The probe run (runs.run_id).';
-COMMENT ON COLUMN contamination_mink_concept_stored.system IS 'The system.';
-COMMENT ON COLUMN contamination_mink_concept_stored.level IS '1, 2 or 3.';
-COMMENT ON COLUMN contamination_mink_concept_stored.concept IS 'The concept path.';
-COMMENT ON COLUMN contamination_mink_concept_stored.n IS 'Questions scored under it.';
-COMMENT ON COLUMN contamination_mink_concept_stored.min_k IS 'Mean MIN-K% as a mean log-probability.';
-COMMENT ON COLUMN contamination_mink_concept_stored.min_k_prob IS 'Mean MIN-K% on the probability scale.';
-
 COMMENT ON TABLE conceptmath_items IS 'ConceptMath: one row per problem of the four systems with the labels its figures group by (loaded from the data directory; a store made before the table: from items.payload).';
 COMMENT ON COLUMN conceptmath_items.item_id IS 'The problem (items.item_id).';
 COMMENT ON COLUMN conceptmath_items.system IS 'element_en | element_zh | middle_en | middle_zh (items.group_id)';
 COMMENT ON COLUMN conceptmath_items.cate0 IS 'Level 1 of its concept path (the data row''s cate0).';
 COMMENT ON COLUMN conceptmath_items.cate1 IS 'Level 2 (cate1).';
 COMMENT ON COLUMN conceptmath_items.cate2 IS 'Level 3 (cate2; may itself hold ''/'').';
-
-COMMENT ON TABLE conceptmath_figure_units_stored IS 'conceptmath_figure_units stored per run when its grading, judging, import or probe finished; shown only while the run''s data version is the stored one (stored_runs), else computed live.';
-COMMENT ON COLUMN conceptmath_figure_units_stored.run_id IS 'The run (runs.run_id).';
-COMMENT ON COLUMN conceptmath_figure_units_stored.grader IS 'The grader of the verdicts; NULL for a probe''s score.';
-COMMENT ON COLUMN conceptmath_figure_units_stored.unit IS 'The resampled unit: the problem.';
-COMMENT ON COLUMN conceptmath_figure_units_stored.item IS 'The paired unit of a McNemar test: the problem.';
-COMMENT ON COLUMN conceptmath_figure_units_stored.cell IS 'The figure''s cell (see conceptmath_figure_units).';
-COMMENT ON COLUMN conceptmath_figure_units_stored.num IS 'What the unit adds to the figure''s numerator.';
-COMMENT ON COLUMN conceptmath_figure_units_stored.den IS 'What the unit adds to the figure''s denominator.';

@@ -8,9 +8,10 @@
 
 -- Each layer under the figures is a table macro over a set of runs (run_data: all runs, or
 -- live_run_spans: those whose stored figures are not current; see sql/core/10_current.sql),
--- and the view of its name is the macro over all runs. The figures stored per run (wemath_four_dimensional,
--- wemath_step_accuracy, wemath_concept_accuracy) read their stored rows where current and
--- compute only the other runs.
+-- and the view of its name is the macro over all runs. The figures stored per run (a line
+-- `-- @stored <view>` after their macro `<view>_of(runs)`: tasks/store/stored_sql.py writes out
+-- the table <view>_stored and the view) read their stored rows where current and compute only
+-- the other runs.
 
 -- One row per graded question, with its place in the composite problem.
 CREATE OR REPLACE MACRO wemath_question_verdicts_of(runs) AS TABLE
@@ -109,11 +110,10 @@ SELECT run_id, grader, rule, n, ik, ig, cm, rm,
        (alpha * ik + beta * ig + cm) / n              AS score
 FROM by_rule;
 
-CREATE OR REPLACE VIEW wemath_four_dimensional AS
-FROM wemath_four_dimensional_stored
-WHERE run_id IN (SELECT run_id FROM stored_runs)
-UNION ALL
-FROM wemath_four_dimensional_scored(runs := 'live_run_spans');
+-- The paper's weights (alpha 0, beta 0.5), stored per run.
+CREATE OR REPLACE MACRO wemath_four_dimensional_of(runs) AS TABLE
+FROM wemath_four_dimensional_scored(runs := runs);
+-- @stored wemath_four_dimensional
 
 -- Paper Table 1, first columns: S1 over all one-step questions, S2/S3 over the composite
 -- questions of two- and three-step problems (of complete problems, as every figure).
@@ -124,12 +124,7 @@ SELECT run_id, grader,
        avg(correct::INTEGER) FILTER (is_composite AND steps = 3)   AS s3
 FROM wemath_item_verdicts_of(runs)
 GROUP BY run_id, grader;
-
-CREATE OR REPLACE VIEW wemath_step_accuracy AS
-FROM wemath_step_accuracy_stored
-WHERE run_id IN (SELECT run_id FROM stored_runs)
-UNION ALL
-FROM wemath_step_accuracy_of('live_run_spans');
+-- @stored wemath_step_accuracy
 
 -- Accuracy of the one-step questions labelled with each of the 67 leaf concepts.
 CREATE OR REPLACE MACRO wemath_concept_accuracy_of(runs) AS TABLE
@@ -141,12 +136,7 @@ SELECT run_id, grader,
 FROM wemath_item_verdicts_of(runs)
 WHERE NOT is_composite
 GROUP BY run_id, grader, concept;
-
-CREATE OR REPLACE VIEW wemath_concept_accuracy AS
-FROM wemath_concept_accuracy_stored
-WHERE run_id IN (SELECT run_id FROM stored_runs)
-UNION ALL
-FROM wemath_concept_accuracy_of('live_run_spans');
+-- @stored wemath_concept_accuracy
 
 -- Paper Table 1, the 12 second-level categories: the unweighted mean of the category's leaf
 -- accuracies (leaves without questions in the run do not take part).

@@ -55,19 +55,9 @@ SELECT run_id, grader, unit, item, cell, num, den FROM problem_cells
 UNION ALL
 SELECT run_id, grader, unit, item, cell, num, den FROM question_cells;
 
--- Stored per run when its grading, judging or import finishes (tasks/store/run_data.py), as
--- the other benchmarks' units are: a run's 8,000 rows read, not rebuilt from its verdicts, by
--- compare and the HTML report.
-CREATE TABLE IF NOT EXISTS wemath_figure_units_stored (
-    run_id VARCHAR, grader VARCHAR, unit VARCHAR, item VARCHAR, cell VARCHAR,
-    num DOUBLE, den DOUBLE
-);
-
-CREATE OR REPLACE VIEW wemath_figure_units AS
-FROM wemath_figure_units_stored
-WHERE run_id IN (SELECT run_id FROM stored_runs)
-UNION ALL
-FROM wemath_figure_units_of('live_run_spans');
+-- Stored per run (a run's 8,000 rows read, not rebuilt from its verdicts, by compare and the
+-- HTML report), as the other benchmarks' units are.
+-- @stored wemath_figure_units
 
 -- The four dimensions of each problem (paper Sec. 3.2) under each rule: the per-problem layer
 -- of wemath_four_dimensional, for following a problem from one run to another.

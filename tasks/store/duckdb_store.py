@@ -47,7 +47,7 @@ from mathprobe.tasks.store.items_table import ItemsTable
 from mathprobe.tasks.store.location import Location, parse
 from mathprobe.tasks.store.runs_table import RunSpec, RunsTable, check_same_work
 from mathprobe.tasks.store.sql import apply as apply_sql
-from mathprobe.tasks.store.sql import sql_files, sql_layer
+from mathprobe.tasks.store.sql import sql_layer, sql_texts
 from mathprobe.tasks.store.writer import ResponseWriter
 
 __all__ = ["ANSWERED", "ANSWERED_SQL", "RunSpec", "Store", "check_same_work", "close_all",
@@ -97,7 +97,7 @@ class Store(ItemsTable, RunsTable, AnswersTable):
         self._writer: ResponseWriter | None = None
         if self.is_lake:
             self.con = lake.connect(self.location)
-            lake.apply_schema(self.con, self.location, [f.read_text() for f in sql_files()])
+            lake.apply_schema(self.con, self.location, sql_texts())
             self._recover(dead_runs=False)
             return
         if self.read_only:

@@ -1,14 +1,16 @@
 """The store's SQL, in the order it is applied (by a write open that finds it changed):
 `sql/schema.sql` (the core tables), the core view layer (`sql/core/`), then each registered
-benchmark's files (`Benchmark.sql_files()`), benchmarks in name order. Every statement is
-idempotent."""
+benchmark's files (`Benchmark.sql_files()`), benchmarks in name order, each file's text with
+its stored figures written out (`-- @stored <view>` lines: tasks/store/stored_sql.py). Every
+statement is idempotent."""
 from __future__ import annotations
 
 import hashlib
-import re
+from collections.abc import Sequence
 from pathlib import Path
 
 from mathprobe.tasks.paths import SQL_DIR
+from mathprobe.tasks.store.stored_sql import COMMENT_RE, expand
 
 
 def core_files() -> list[Path]:
@@ -21,29 +23,31 @@ def sql_files() -> list[Path]:
     return [*core_files(), *(f for bench in registry.all_benchmarks() for f in bench.sql_files())]
 
 
+def sql_texts(files: Sequence[Path] | None = None) -> list[str]:
+    """The texts of the SQL files (default: the store's, `sql_files()`) as they are applied:
+    stored figures written out."""
+    return expand([f.read_text() for f in (sql_files() if files is None else files)])
+
+
 def sql_layer() -> tuple[list[Path], str]:
-    """The SQL files a write open applies (when the file holds another version), and their
-    content hash."""
+    """The SQL files a write open applies (when the file holds another version), and the
+    content hash of their texts as applied."""
     files = sql_files()
     h = hashlib.sha256()
-    for f in files:
-        h.update(f.read_bytes())
+    for text in sql_texts(files):
+        h.update(text.encode())
     return files, h.hexdigest()
 
 
-# `COMMENT ON ... IS '...';` statements of a comments file (sql/*/90_comments.sql)
-COMMENT_RE = re.compile(r"COMMENT ON (TABLE|VIEW|COLUMN) ([\w.]+) IS '((?:[^']|'')*)'\s*;", re.S)
-
-
 def apply(con, files: list[Path]) -> bool:
-    """Execute the store's SQL files in order. In a comments file (`*comments.sql`) only the
-    comments that differ from the catalog's are written: duckdb 1.5.5 cannot replay a
-    `COMMENT ON COLUMN` of a table whose defaults call a function (current_timestamp, nextval)
-    from the WAL, so a process killed before a checkpoint would leave a file that no longer
-    opens. Returns whether such a table comment was written; the caller then checkpoints."""
+    """Execute the store's SQL files in order, as `sql_texts` writes them out. In a comments
+    file (`*comments.sql`) only the comments that differ from the catalog's are written:
+    duckdb 1.5.5 cannot replay a `COMMENT ON COLUMN` of a table whose defaults call a function
+    (current_timestamp, nextval) from the WAL, so a process killed before a checkpoint would
+    leave a file that no longer opens. Returns whether such a table comment was written; the
+    caller then checkpoints."""
     wrote_table_comment = False
-    for f in files:
-        text = f.read_text()
+    for f, text in zip(files, sql_texts(files)):
         if not f.name.endswith("comments.sql"):
             con.execute(text)
             continue

@@ -5,7 +5,7 @@ import pytest
 from mathprobe.tasks.errors import MathprobeError
 from mathprobe.tasks.store import lake
 from mathprobe.tasks.store.location import parse
-from mathprobe.tasks.store.sql import sql_files
+from mathprobe.tasks.store.sql import sql_texts
 
 
 def test_db_names_a_file_or_a_lake(tmp_path):
@@ -22,7 +22,7 @@ def test_db_names_a_file_or_a_lake(tmp_path):
 
 
 def test_the_lake_schema_keeps_every_column_and_drops_only_keys_and_sequences():
-    texts = [f.read_text() for f in sql_files()]
+    texts = sql_texts()
     adapted = lake.statements(texts)
     joined = "\n".join(adapted).upper()
     assert "PRIMARY KEY" not in joined and "NEXTVAL" not in joined and "SEQUENCE" not in joined
