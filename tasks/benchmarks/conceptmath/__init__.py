@@ -12,7 +12,7 @@ views of `sql/conceptmath/`.
 from __future__ import annotations
 
 from mathprobe.tasks.benchmarks.conceptmath._chance import chance_answer, chance_level
-from mathprobe.tasks.benchmarks.conceptmath._compare import ConceptMathComparison
+from mathprobe.tasks.benchmarks.conceptmath.figures import ConceptMathComparison
 from mathprobe.tasks.benchmarks.conceptmath.data.dataset import (NAME, STRATA, SYSTEMS, Dataset,
                                                                  concept_path, language, load,
                                                                  reference_tables, strata)

@@ -20,7 +20,7 @@ from mathprobe.tasks.benchmarks.wemath._chance import chance_answer, chance_leve
 from mathprobe.tasks.benchmarks.wemath.grading import GRADERS, extract_official, grade
 from mathprobe.tasks.benchmarks.wemath.grading.judge import WemathJudge
 from mathprobe.tasks.benchmarks.wemath._prompts import DEFAULT_SETTING, SETTINGS, build_prompt
-from mathprobe.tasks.benchmarks.wemath._compare import WeMathComparison
+from mathprobe.tasks.benchmarks.wemath.figures import WeMathComparison
 from mathprobe.tasks.benchmarks.wemath._report import build as build_report
 from mathprobe.tasks.benchmarks.wemath._report import figures, render
 from mathprobe.tasks.benchmarks.wemath._leaderboard import write_leaderboard
