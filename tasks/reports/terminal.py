@@ -18,17 +18,40 @@ from mathprobe.tasks.store import Store
 
 
 def build(store: Store, bench: Benchmark, run: dict[str, Any], grader: str) -> dict[str, Any]:
-    """{"grader", "tables": [{key, title, note, detail, layout, figures: [{key, label, fmt,
+    """{"grader", "tables": [{key, title, note, detail, layout, rows, figures: [{key, label, fmt,
     value, ci_low, ci_high, n, count, ci_method}]}], "notes": [str]} of one run (its
-    `run_summary` row)."""
-    b = compare.compare_benchmark(store, bench, [{**run, "grader": grader}])
+    `run_summary` row). A rows='model' table (e.g. ConceptMath's Table 2) is the run's model's
+    row: the run in its setting and the model's latest run in each other setting, a figure per
+    (figure, setting) keyed 'key@setting', and their average keyed 'average'."""
+    spec = bench.comparison
+    runs = [{**run, "grader": grader}]
+    if any(t.rows == "model" for t in spec.tables(store, set())):
+        runs += [{**store.run(rid), "grader": grader} for (rid,) in store.query(
+            "SELECT run_id FROM runs WHERE benchmark = ? AND model = ? AND setting <> ? "
+            "AND list_contains(?, setting) QUALIFY row_number() OVER (PARTITION BY setting "
+            "ORDER BY started_at DESC, run_id) = 1",
+            [bench.name, run["model"], run["setting"], list(bench.settings)])]
+    b = compare.compare_benchmark(store, bench, runs)
     figures = b.figures.get(run["run_id"], {})
-    return {"grader": grader, "tables": [
-        {"key": t.key, "title": t.title, "note": t.note, "detail": t.detail, "layout": t.layout,
-         "figures": [{"key": s.key, "label": s.label, "fmt": s.fmt, **figures[s.key].as_dict()}
-                     for s in t.stats if s.key in figures]}
-        for t in b.tables],
-        "notes": bench.comparison.notes(store, run, grader)}
+    tables = []
+    for t in b.tables:
+        shown = {"key": t.key, "title": t.title, "note": t.note, "detail": t.detail,
+                 "layout": t.layout, "rows": t.rows}
+        if t.rows == "model":
+            row = next((m for m in b.model_rows.get(t.key, []) if m.model == run["model"]), None)
+            shown["figures"] = [] if row is None else [
+                {"key": f"{s.key}@{setting}", "label": f"{s.label} {setting}", "fmt": s.fmt,
+                 "setting": setting, "run_id": rid, **e.as_dict()}
+                for setting, rid in row.runs.items() for s in t.stats
+                if (e := b.figures.get(rid, {}).get(s.key)) is not None] + [
+                {"key": "average", "label": "Avg.", "fmt": t.stats[0].fmt,
+                 **row.average.as_dict()}]
+        else:
+            shown["figures"] = [{"key": s.key, "label": s.label, "fmt": s.fmt,
+                                 **figures[s.key].as_dict()}
+                                for s in t.stats if s.key in figures]
+        tables.append(shown)
+    return {"grader": grader, "tables": tables, "notes": spec.notes(store, run, grader)}
 
 
 def _value(f: dict[str, Any]) -> str:
