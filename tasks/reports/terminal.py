@@ -114,9 +114,16 @@ def render(report: dict[str, Any], width: int = 120) -> list[Any]:
 
 
 def flat(report: dict[str, Any]) -> list[tuple[str, str]]:
-    """(figure, value) of every figure of the tables the terminal shows, for a sweep's table;
-    a label is prefixed by its table's title where two tables share it."""
-    shown = [t for t in report["tables"] if not t["detail"]]
-    labels = [f["label"] for t in shown for f in t["figures"]]
-    return [((f"{t['title']}: " if labels.count(f["label"]) > 1 else "") + f["label"], _value(f))
-            for t in shown for f in t["figures"]]
+    """(figure, value) of every figure of the tables the terminal shows, each once (WE-MATH's IK
+    is in both rules' tables), for a sweep's table; a label two figures share is prefixed by
+    its table's title."""
+    seen: set[str] = set()
+    shown = []
+    for t in report["tables"]:
+        for f in [] if t["detail"] else t["figures"]:
+            if f["key"] not in seen:
+                seen.add(f["key"])
+                shown.append((t["title"], f))
+    labels = [f["label"] for _, f in shown]
+    return [((f"{title}: " if labels.count(f["label"]) > 1 else "") + f["label"], _value(f))
+            for title, f in shown]
