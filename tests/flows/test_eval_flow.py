@@ -118,9 +118,12 @@ def test_command_line_run_prints_both_tables_and_publishes_an_artifact(db, data_
     # the report artifact is Markdown in sections, every metric a percentage with its n
     assert art.type == "markdown"
     text = art.data
-    for heading in ("## Run", "## Headline", "## Metrics", "## Weakest concepts",
+    for heading in ("## Run", "## Headline", "## Metrics", "## Weakest concepts", "## Notes",
                     "## HTML report"):
         assert heading in text, heading
+    # the benchmark's notes on the run, as the terminal and report --json show them
+    assert report["notes"] and all(f"- {note}" in text for note in report["notes"])
+    assert "divide by N = 525" in text
     score, ik = figure(report, "score.strict"), figure(report, "ik")
     assert f"| Score | {100 * score['value']:.2f}% |" in text
     assert f"| IK | {100 * ik['value']:.2f}% ({ik['count']:.0f}) |" in text
