@@ -8,10 +8,10 @@ A benchmark is a subclass of `Benchmark` that fills in its class attributes and 
 (a method may be a plain function of its modules, declared with `staticmethod`).
 Optional parts have defaults: a `Judge` for what its rule graders leave undecided, `Probe`s beyond
 accuracy (contamination, classification), reference tables its views join against, the image a
-request carries, its `figures` declared once (tasks.figures: the tables and plots every report
-draws, with their CIs) or a `Comparison` and a `Report` written by methods. Its SQL views are files it names in
-`sql_files()`: the store applies the core layer first, then every benchmark's files, in a
-defined order.
+request carries, its `figures` declared once (tasks.figures: the tables, plots and notes every
+report draws, with their CIs) as data (`Figures`) or by methods (a `Comparison`). Its SQL views
+are files it names in `sql_files()`: the store applies the core layer first, then every
+benchmark's files, in a defined order.
 """
 from __future__ import annotations
 
@@ -20,7 +20,7 @@ from abc import ABC, abstractmethod
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, ClassVar, Protocol
+from typing import TYPE_CHECKING, Any, ClassVar
 
 from mathprobe.tasks.errors import MathprobeError
 from mathprobe.tasks.figures import Comparison, Figures, Plot, Section, Stat, Table
@@ -108,28 +108,6 @@ class ResultFile:
 
     def __len__(self) -> int:
         return len(self.rows)
-
-
-class Report(Protocol):
-    """A benchmark's paper-style report, read from its views (no metric is computed in Python)."""
-
-    def build(self, store: Store, run_id: str, grader: str) -> dict[str, Any]:
-        """The figures of one run under `grader`, as plain data (also what `--json` prints)."""
-
-    def render(self, report: dict[str, Any], width: int) -> list[Any]:
-        """Rich renderables (tables, notes) of `build`'s result, laid out for `width` columns."""
-
-    def figures(self, report: dict[str, Any]) -> list[tuple[str, str]]:
-        """(figure, value) pairs of `build`'s result, a flat list: one row of the sweep's table
-        per run (`tasks.reports.sweep`)."""
-
-
-@dataclass(frozen=True)
-class FunctionReport:
-    """A `Report` made of three functions (typically a benchmark's report module's)."""
-    build: Callable[..., dict[str, Any]]
-    render: Callable[..., list[Any]]
-    figures: Callable[..., list[tuple[str, str]]]
 
 
 class Judge(ABC):
@@ -339,14 +317,10 @@ class Benchmark(ABC):
         (the paths written, notes for the user). The default: none."""
         return {}
 
-    # its figures, declared once (tasks.figures): the terminal report, `compare` (JSON, CSV),
-    # the Markdown artifact and the HTML report all draw them. None: one accuracy over all
-    # items, or what `comparison` and `report` give where a benchmark writes them itself.
+    # its figures, declared once (tasks.figures): the run report (terminal, `report --json`,
+    # the sweep's table, the Markdown artifact), `compare` (JSON, CSV) and the HTML report all
+    # draw them. None: one accuracy over all items, or what a `comparison` of its own gives.
     figures: ClassVar[Figures | None] = None
-
-    # its report of one run beside the figures: None draws its declared figures (the
-    # terminal's by tasks.reports.terminal); a benchmark may give a paper-style report of its own
-    report: ClassVar[Report | None] = None
 
     probes: ClassVar[Mapping[str, Probe]] = {}    # name -> probe
 
@@ -364,5 +338,5 @@ class Benchmark(ABC):
 
 
 __all__ = ["Benchmark", "ChanceAnswer", "Chat", "Columns", "Comparison", "Completion", "Dataset",
-           "Figures", "FunctionReport", "Grade", "Judge", "OfficialRow", "Plot", "Probe", "Report",
-           "ResultFile", "Section", "Skipped", "Stat", "Table", "fingerprint"]
+           "Figures", "Grade", "Judge", "OfficialRow", "Plot", "Probe", "ResultFile", "Section",
+           "Skipped", "Stat", "Table", "fingerprint"]

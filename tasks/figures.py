@@ -60,13 +60,19 @@ class Stat:
 class Table:
     """A table of figures: one row per run (rows='run'), or the paper's one row per model with a
     column group per prompt setting and their average (rows='model', e.g. ConceptMath Table 2).
-    A `detail` table (e.g. 67 concepts) goes to JSON, CSV and the HTML report, not the terminal."""
+    A `detail` table (e.g. 67 concepts) goes to JSON, CSV and the HTML report, not the terminal.
+
+    layout: how one run's figures are laid out on the terminal. 'long': one line per figure
+    (figure | value | 95% interval | n), for many figures or long labels; 'wide': the paper's
+    one row with a column per figure and the intervals under it (e.g. WE-MATH Table 1's S1 S2
+    S3 and the 12 categories), shown as a column where the terminal is too narrow."""
     key: str
     title: str
     stats: tuple[Stat, ...]
     rows: str = "run"
     detail: bool = False
     note: str = ""
+    layout: str = "long"
 
 
 @dataclass(frozen=True)
@@ -132,6 +138,12 @@ class Comparison:
         """(term, what it is and how it is computed, with the chance level where one exists)."""
         return []
 
+    def notes(self, store: Store, run: Mapping[str, Any], grader: str) -> list[str]:
+        """What a reader of one run's figures must know beside them, read from the views (e.g.
+        problems left out because a question is unanswered, what other tools would print for
+        the same answers): shown under the terminal report, in `report --json` ("notes") and
+        in the run's Markdown artifact. `run` is the run's `run_summary` row."""
+        return []
 
 
 

@@ -138,7 +138,7 @@ def test_commands_from_a_folder_with_the_users_tasks_and_flows(installed):
     data = str(shared_data_dir())
     demo = installed.mathprobe("demo", MATHPROBE_DATA_DIR=data)
     assert demo.returncode == 0, demo.stdout[-2000:] + demo.stderr[-3000:]
-    assert "WE-MATH four-dimensional metric" in demo.stdout
+    assert "WE-MATH Table 2, strict rule: four-dimensional metric" in demo.stdout
     # the closing hint, pasted into the user's shell (where the venv's bin is on PATH), works
     hint = [line.strip() for line in demo.stdout.splitlines() if " sql --db " in line][0]
     assert hint.startswith("mathprobe sql --db out/demo.duckdb")

@@ -15,7 +15,7 @@ from __future__ import annotations
 import json
 import warnings
 from collections.abc import Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any
 
 import numpy as np
@@ -192,7 +192,7 @@ def compare_benchmark(store: Store, bench: Benchmark, runs: list[dict[str, Any]]
     for t in spec.tables(store, present):       # only the figures some run has a cell for
         kept = tuple(s for s in t.stats if any(c in present for c in s.cells))
         if kept:
-            tables.append(Table(t.key, t.title, kept, t.rows, t.detail, t.note))
+            tables.append(replace(t, stats=kept))
     all_stats = list({s.key: s for t in tables for s in t.stats}.values())
     compiled = stats.Compiled(all_stats, frame.cell_index)
     result = BenchComparison(bench.name, bench.title, runs, tables, {}, weakest=spec.weakest,

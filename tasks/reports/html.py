@@ -21,7 +21,6 @@ from typing import Any
 import jinja2
 
 from mathprobe.tasks.contract import Stat, Table
-from mathprobe.tasks.errors import MathprobeError
 from mathprobe.tasks.reports import compare as comparing
 from mathprobe.tasks.reports import card as run_card
 from mathprobe.tasks.reports import fonts, glossary, item_browser, plots

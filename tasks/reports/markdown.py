@@ -1,7 +1,7 @@
 """A run's report as Markdown (the Prefect UI's report artifact): the run apart from the metrics,
 the headline figure, every figure of the benchmark's tables as a percentage with its 95%
-interval and n, the weakest concepts, and where the HTML report is. Read from the same
-comparison machinery as `mathprobe compare`, for one run."""
+interval and n, the weakest concepts, the benchmark's notes on the run, and where the HTML
+report is. Read from the same comparison machinery as `mathprobe compare`, for one run."""
 from __future__ import annotations
 
 import json
@@ -83,6 +83,8 @@ def run_markdown(store: Store, report: dict[str, Any], *, html: str | None = Non
                   "| concept | accuracy | 95% interval | n |", "|---|---:|---:|---:|"]
         lines += [f"| {_md(s.label)} | {fmt_value(e.value, s.fmt)}% | "
                   f"{fmt_interval(e.ci_low, e.ci_high, s.fmt)} | {e.n} |" for s, e in weakest]
+    if report.get("notes"):
+        lines += ["", "## Notes", "", *(f"- {_md(note)}" for note in report["notes"])]
     lines += ["", "## HTML report", ""]
     if html:
         lines.append(f"Plots, every figure with its interval, a glossary and an item browser: "

@@ -1,6 +1,6 @@
 """A run's report: the summary every run has (responses, failures, tokens, cost, the judge's
-run), then its benchmark's paper-style tables (`Benchmark.report`). All read from the SQL views:
-no metric is computed here."""
+run), then its benchmark's declared figures and notes (`Benchmark.comparison`, drawn by
+`tasks.reports.terminal`). All read from the SQL views: no metric is computed here."""
 from __future__ import annotations
 
 from typing import Any
@@ -50,10 +50,8 @@ def build(store: Store, run_id: str, grader: str | None = None) -> dict[str, Any
         j["n_from_rules"] = by_grader.get(f"cascade:{j['model']}", 0) - j["n_from_judge"]
         j["n_cached"] = store.query("SELECT count(*) FROM current_responses WHERE run_id = ? AND "
                                     "status = 'ok' AND attempts = 0", [j["run_id"]])[0][0]
-    figures = (bench.report.build(store, run_id, grader) if bench.report is not None
-               else terminal.build(store, bench, run, grader))
     return {"run": summary, "judges": judges, "failures": failure_reasons(store, run_id),
-            **figures}
+            **terminal.build(store, bench, run, grader)}
 
 
 def failure_reasons(store: Store, run_id: str, limit: int = 5) -> list[dict[str, Any]]:
@@ -111,16 +109,13 @@ def render(report: dict[str, Any], width: int = 120) -> Group:
                           style="yellow"))
         for line in failure_lines(report.get("failures", []), run["n_infra_failed"]):
             parts.append(Text(f"  {line}", style="yellow"))
-    own = registry.get(run["benchmark"]).report
-    parts += own.render(report, width) if own is not None else terminal.render(report, width)
+    parts += terminal.render(report, width)
     return Group(*parts)
 
 
 def figure_pairs(report: dict[str, Any]) -> list[tuple[str, str]]:
-    """(figure, value) pairs of a run's report: its benchmark's own report's, else its declared
-    figures'."""
-    own = registry.get(report["run"]["benchmark"]).report
-    return own.figures(report) if own is not None else terminal.flat(report)
+    """(figure, value) pairs of a run's declared figures, for a sweep's table."""
+    return terminal.flat(report)
 
 
 def print_report(report: dict[str, Any], console: Console | None = None) -> None:

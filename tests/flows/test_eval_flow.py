@@ -11,6 +11,7 @@ from mathprobe.flows.eval import eval_flow
 from mathprobe.tasks.benchmarks import wemath
 from mathprobe.tasks.errors import MathprobeError
 from mathprobe.tasks.store import close_all
+from tests.support.report import figure
 
 pytestmark = pytest.mark.usefixtures("prefect_harness")
 
@@ -31,11 +32,12 @@ def test_subset_run_fills_the_views(db, data_dir):
     problems = {it.group_id for it in chosen}
     assert len(chosen) == 60 and report["run"]["n_ok"] == 60
     for rule in ("strict", "loose"):
-        f = report["four_dimensional"][rule]
-        assert f["n"] == len(problems) != 525
-        assert f["ik"] + f["ig"] + (f["cm"] + f["rm"] if rule == "strict" else 0) <= f["n"]
-    assert report["problems"]["complete"] == len(problems)
-    assert report["problems"]["incomplete"] == 0
+        n = figure(report, f"score.{rule}")["n"]
+        assert n == len(problems) != 525
+        assert sum(figure(report, k)["count"] for k in ("ik", "ig", f"cm.{rule}")) <= n
+    # every problem answered whole; the note says what the tools that divide by 525 print
+    (n525,) = report["notes"]
+    assert n525.startswith(f"N = {len(problems)} problems (from the data)")
 
     # every answer is one of the question's own option letters, and the picks vary
     got = rows(db, "SELECT item_id, extracted FROM verdicts WHERE run_id = 'sub'")
@@ -49,7 +51,7 @@ def test_rerun_resumes_without_new_calls_and_is_deterministic(db, data_dir):
                       data_dir=str(data_dir), limit=30)
     again = eval_flow(benchmark="wemath", model="baseline:random", run_id="a", db=str(db),
                       data_dir=str(data_dir), limit=30)
-    assert first["four_dimensional"] == again["four_dimensional"]
+    assert first["tables"] == again["tables"]
     assert rows(db, "SELECT count(*), count(DISTINCT item_id) FROM responses "
                     "WHERE run_id = 'a'") == [(30, 30)]
     # a wider limit on the same run only asks the new questions
@@ -89,8 +91,9 @@ def test_command_line_run_prints_both_tables_and_publishes_an_artifact(db, data_
                                       "--data-dir", str(data_dir), "--limit", "40"],
                                 terminal_width=200)
     assert result.exit_code == 0, result.output
-    assert "paper Table 1" in result.output and "paper Table 2" in result.output
-    for col in ("S1", "S2", "UCU", "Score", "IK", "IG", "CM", "RM", "strict", "loose"):
+    assert "WE-MATH Table 1" in result.output and "WE-MATH Table 2, strict rule" in result.output
+    assert "WE-MATH Table 2, loose rule" in result.output
+    for col in ("S1", "S2", "UCU", "Score", "IK", "IG", "CM", "RM"):
         assert col in result.output
 
     result = CliRunner().invoke(app, ["report", "--run-id", "cli", "--db", str(db), "--json"])
@@ -115,13 +118,16 @@ def test_command_line_run_prints_both_tables_and_publishes_an_artifact(db, data_
     # the report artifact is Markdown in sections, every metric a percentage with its n
     assert art.type == "markdown"
     text = art.data
-    for heading in ("## Run", "## Headline", "## Metrics", "## Weakest concepts",
+    for heading in ("## Run", "## Headline", "## Metrics", "## Weakest concepts", "## Notes",
                     "## HTML report"):
         assert heading in text, heading
-    strict = report["four_dimensional"]["strict"]
-    assert f"| Score | {100 * strict['score']:.2f}% |" in text
-    assert f"| IK | {100 * strict['ik_rate']:.2f}% ({strict['ik']}) |" in text
-    assert f"| {strict['n']} |" in text
+    # the benchmark's notes on the run, as the terminal and report --json show them
+    assert report["notes"] and all(f"- {note}" in text for note in report["notes"])
+    assert "divide by N = 525" in text
+    score, ik = figure(report, "score.strict"), figure(report, "ik")
+    assert f"| Score | {100 * score['value']:.2f}% |" in text
+    assert f"| IK | {100 * ik['value']:.2f}% ({ik['count']:.0f}) |" in text
+    assert f"| {score['n']} |" in text
     assert "mathprobe report --html cli.html --run-id cli" in text      # how to make the HTML
     # the key carries the store: the same run id in another DuckDB file has its own artifact
     assert artifact_key("report", "cli", str(db)) != artifact_key("report", "cli", str(db) + "2")

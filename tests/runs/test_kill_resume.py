@@ -16,6 +16,7 @@ import pytest
 from tests.conftest import REPO
 from tests.support.cli import cli_env, mathprobe
 from tests.support.fake_api import FakeAPI
+from tests.support.report import figure
 
 pytestmark = pytest.mark.usefixtures("prefect_harness")
 LIMIT = 120
@@ -90,7 +91,7 @@ def test_kill_9_then_resume(data_dir, db):
         assert api.served - served_before == n - stored
         report = json.loads(done.stdout)
         assert report["run"]["status"] == "completed"
-        assert report["four_dimensional"]["strict"]["n"] == len({it.group_id for it in chosen})
+        assert figure(report, "score.strict")["n"] == len({it.group_id for it in chosen})
     finally:
         api.stop()
 

@@ -74,7 +74,8 @@ def test_the_sweep_publishes_each_cells_figures(team, sweep):
     table = arts[0].data if isinstance(arts[0].data, list) else json.loads(arts[0].data)
     cells = {(r["benchmark"], r["model"]) for r in table}
     assert cells == {(b, m) for b in BENCHMARKS for m in MODELS}
-    assert any(r["figure"] == "score (strict)" and re.match(r"\d+\.\d\d$", r["value"])
+    assert any(r["figure"] == "WE-MATH Table 2, strict rule: four-dimensional metric: Score"
+               and re.match(r"\d+\.\d\d$", r["value"])
                for r in table)
     # and the cells compared, with intervals and the differences from the first cell
     with temporary_settings({PREFECT_API_URL: team.api_url}):

@@ -11,8 +11,8 @@ reference answer, parts, final statement, ..., answer values, mentioned numbers)
 worked solutions and judged real responses by `grading.rule_agreement`; the judge's prompts
 and verdict rules in `grading.judge` (the authors' GPT-4 prompt in
 `grading.judge_prompt_authors`), its audit against GPT-4's verdicts in `grading.judge_audit`;
-its figures in `figures/` (the run report `figures.run_report`, what compare and the HTML
-report show `figures.comparison`, the plots `figures.plots`), a chance guess in `_chance`; the
+its figures in `figures/` (the tables and notes every report draws `figures.comparison`, the
+HTML report's plots `figures.plots`), a chance guess in `_chance`; the
 metrics are the SQL views of `sql/cmmath/` (cmmath_paper_*, cmmath_official_*).
 """
 from __future__ import annotations
@@ -39,12 +39,10 @@ from mathprobe.tasks.benchmarks.cmmath.data.knowledge_points import (PointSyntax
 from mathprobe.tasks.benchmarks.cmmath._prompts import (DEFAULT_SETTING, SETTINGS, build_prompt,
                                                         parse_setting, request_image)
 from mathprobe.tasks.benchmarks.cmmath.data.published_texts import published
-from mathprobe.tasks.benchmarks.cmmath.figures.run_report import build as build_report
-from mathprobe.tasks.benchmarks.cmmath.figures.run_report import figures, render
 from mathprobe.tasks.benchmarks.cmmath.data.official_results import (imported_tables,
                                                                      read_official_results)
 from mathprobe.tasks.benchmarks.cmmath.grading import GRADERS, grade
-from mathprobe.tasks.contract import Benchmark, FunctionReport, Judge
+from mathprobe.tasks.contract import Benchmark, Judge
 from mathprobe.tasks.errors import MathprobeError
 from mathprobe.tasks.items import Item
 from mathprobe.tasks.store import Store
@@ -109,7 +107,6 @@ class Cmmath(Benchmark):
     default_setting = DEFAULT_SETTING
     default_params = DEFAULT_PARAMS
     graders = GRADERS
-    report = FunctionReport(build_report, render, figures)
     judge = CmmathJudge()
     comparison = CmmathComparison()
 

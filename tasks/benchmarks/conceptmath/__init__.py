@@ -5,14 +5,14 @@ and concept classification.
 
 Data in `data.dataset`, prompts in `_prompts`, grading in `grading/` (`GRADERS` and `grade`):
 the authors' grader in `grading.official` and ours in `grading.strict`; their result format in
-`data.official_results`, the probes in `_probes`, the paper's tables in `_report`, what compare
-and the HTML report show in `_compare`, a chance guess in `_chance`; the metrics are the SQL
-views of `sql/conceptmath/`.
+`data.official_results`, the probes in `_probes`, its figures (the paper's tables, plots and
+notes every report draws) declared in `figures`, a chance guess in `_chance`; the metrics are
+the SQL views of `sql/conceptmath/`.
 """
 from __future__ import annotations
 
 from mathprobe.tasks.benchmarks.conceptmath._chance import chance_answer, chance_level
-from mathprobe.tasks.benchmarks.conceptmath._compare import ConceptMathComparison
+from mathprobe.tasks.benchmarks.conceptmath.figures import ConceptMathComparison
 from mathprobe.tasks.benchmarks.conceptmath.data.dataset import (NAME, STRATA, SYSTEMS, Dataset,
                                                                  concept_path, language, load,
                                                                  reference_tables, strata)
@@ -20,10 +20,8 @@ from mathprobe.tasks.benchmarks.conceptmath.grading import GRADERS, grade
 from mathprobe.tasks.benchmarks.conceptmath import _probes as probes
 from mathprobe.tasks.benchmarks.conceptmath._probes import PROBE_OBJECTS
 from mathprobe.tasks.benchmarks.conceptmath._prompts import DEFAULT_SETTING, SETTINGS, build_prompt
-from mathprobe.tasks.benchmarks.conceptmath._report import build as build_report
-from mathprobe.tasks.benchmarks.conceptmath._report import figures, render
 from mathprobe.tasks.benchmarks.conceptmath.data.official_results import read_official_results
-from mathprobe.tasks.contract import Benchmark, FunctionReport
+from mathprobe.tasks.contract import Benchmark
 
 DEFAULT_PARAMS = {"temperature": 0.0, "max_tokens": 1024}        # paper: greedy decoding
 
@@ -35,7 +33,6 @@ class ConceptMath(Benchmark):
     default_setting = DEFAULT_SETTING
     default_params = DEFAULT_PARAMS
     graders = GRADERS
-    report = FunctionReport(build_report, render, figures)
     probes = PROBE_OBJECTS
     comparison = ConceptMathComparison()
 

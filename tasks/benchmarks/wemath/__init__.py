@@ -6,8 +6,8 @@ Data and validation in `data.dataset`, prompts in `_prompts`, grading in `gradin
 authors' answer extraction in `grading.official` and VLMEvalKit's judged extractor for what it
 cannot read in `grading.judge`; results made elsewhere in `data/` (the authors' format
 `data.official_results`, VLMEvalKit's and lmms-eval's), the authors' leaderboard submission in
-`_leaderboard`, the paper's tables in `_report`, what compare and the HTML report show in
-`_compare`, a chance guess in `_chance`; the metrics are the SQL views of `sql/wemath/`.
+`_leaderboard`, its figures (the paper's tables, plots and notes every report draws) declared in
+`figures`, a chance guess in `_chance`; the metrics are the SQL views of `sql/wemath/`.
 """
 from __future__ import annotations
 
@@ -20,15 +20,13 @@ from mathprobe.tasks.benchmarks.wemath._chance import chance_answer, chance_leve
 from mathprobe.tasks.benchmarks.wemath.grading import GRADERS, extract_official, grade
 from mathprobe.tasks.benchmarks.wemath.grading.judge import WemathJudge
 from mathprobe.tasks.benchmarks.wemath._prompts import DEFAULT_SETTING, SETTINGS, build_prompt
-from mathprobe.tasks.benchmarks.wemath._compare import WeMathComparison
-from mathprobe.tasks.benchmarks.wemath._report import build as build_report
-from mathprobe.tasks.benchmarks.wemath._report import figures, render
+from mathprobe.tasks.benchmarks.wemath.figures import WeMathComparison
 from mathprobe.tasks.benchmarks.wemath._leaderboard import write_leaderboard
 from mathprobe.tasks.benchmarks.wemath.data.lmms_eval_results import read_lmms_eval
 from mathprobe.tasks.benchmarks.wemath.data.official_results import read_official_results
 from mathprobe.tasks.benchmarks.wemath.data.vlmevalkit_results import (read_vlmevalkit,
                                                                        write_score_csv)
-from mathprobe.tasks.contract import Benchmark, FunctionReport
+from mathprobe.tasks.contract import Benchmark
 from mathprobe.tasks.items import Item
 
 DEFAULT_PARAMS = {"temperature": 0.0, "max_tokens": 1024}   # paper: greedy, 1024 new tokens
@@ -45,7 +43,6 @@ class WeMath(Benchmark):
         "model": "baseline:random", "setting": DEFAULT_SETTING,
         "query": "SELECT rule, n, ik, ig, cm, rm, round(score, 4) AS score "
                  "FROM wemath_four_dimensional WHERE run_id = '{run_id}'"}
-    report = FunctionReport(build_report, render, figures)
     comparison = WeMathComparison()
     judge = WemathJudge()          # VLMEvalKit's judged extractor, beside the official one
 

@@ -97,7 +97,7 @@ def test_cascade_with_a_flaky_judge(api, data_dir, db):
         f"SELECT n, n_undecided FROM cmmath_paper_accuracy WHERE run_id = 'cm' AND "
         f"grader = 'cascade:{JUDGE}' AND answer_type = 'all'")
     assert (n_cascade, n_undecided) == (n, failed)
-    assert report["coverage"]["n_undecided"] == failed
+    assert f"{failed} undecided, counted as not right" in report["notes"][0]
     # the judge's own run holds replies, not answers: it is in no CMMaTH figure
     assert store.query("SELECT DISTINCT run_id FROM cmmath_answers") == [("cm",)]
 

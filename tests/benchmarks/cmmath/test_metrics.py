@@ -9,10 +9,12 @@ import pytest
 from mathprobe.tasks import reports
 from mathprobe.tasks import runs
 from mathprobe.tasks.benchmarks import cmmath
-from mathprobe.tasks.benchmarks.cmmath.figures import run_report as report_cmmath
+from mathprobe.tasks.reports import terminal
+from mathprobe.tasks.reports.format import fmt_value
 from mathprobe.tasks.items import Completion
 from mathprobe.tasks.store import Store
 from tests.benchmarks.cmmath.test_data import make_cmmath_dir, record, results_file
+from tests.support.report import figure, value
 
 # (id, answer_type, grade_id, category, knowledge_point, skill, gold, response, rules' verdict)
 QUESTIONS = [
@@ -179,18 +181,23 @@ def test_report(hand_made, db):
     store = imported(db, *hand_made)
     rep = reports.build(store, "hand")
     assert rep["grader"] == "rules"
-    assert rep["coverage"] == {"n_answers": 15, "n_decided": 14, "n_undecided": 1,
-                               "coverage": pytest.approx(14 / 15)}
-    assert rep["accuracy"]["overall"]["accuracy"] == pytest.approx(6 / 15)
-    assert set(rep["accuracy"]["grade_groups"]) == {1, 2, 3}
-    assert rep["ssr"][0.6]["ssr"] == pytest.approx(5 / 12)
-    figs = dict(report_cmmath.figures(rep))
-    assert figs["paper Overall"] == "40.00" and figs["paper Choice"] == "25.00"
-    assert figs["paper Free-form"] == "45.45" and figs["paper Elementary"] == "50.00"
-    assert figs["paper Line Plot"] == "20.00" and figs["paper SSR@0.2"] == "66.67"
-    assert figs["answers undecided (counted as not right)"] == "1"
-    assert figs["authors overall all"] == "40.0"               # 6 / 15, their rounding
-    assert figs["authors subject Line Plot"] == "16.7"         # 1 / (5 + 1)
+    assert rep["notes"][0].startswith("grader 'rules': decided 14 of 15 answers (coverage "
+                                      "93.33%); 1 undecided, counted as not right")
+    assert figure(rep, "all", "table4")["value"] == pytest.approx(6 / 15)
+    assert [f["label"] for f in rep["tables"][0]["figures"]] == [
+        "Overall", "Choice", "Free-form", "Elementary", "Junior", "Senior"]
+    assert figure(rep, "ssr@0.6")["value"] == pytest.approx(5 / 12)
+    figs = dict(terminal.flat(rep))          # the sweep's (figure, value) pairs
+    assert figs["CMMaTH Table 4 (paper): accuracy overall, by answer type and grade group: "
+                "Overall"] == "40.00 (6)"
+    assert figs["Choice"] == "25.00 (1)" and figs["Free-form"] == "45.45 (5)"
+    assert figs["Elementary"] == "50.00 (1)"
+    # a label two tables share is named with its table's title
+    assert figs["CMMaTH accuracy by visual subject (paper): Line Plot"] == "20.00 (1)"
+    assert figs["CMMaTH, the authors' scores by visual subject: Line Plot"] == "16.7 (1)"
+    assert figure(rep, "ssr@0.2")["value"] == pytest.approx(2 / 3)
+    assert value(rep, "official:overall") == pytest.approx(6 / 15)       # their 40.0
+    assert fmt_value(value(rep, "official:subject:Line Plot"), "percent1") == "16.7"  # 1 / (5 + 1)
     from rich.console import Console
 
     for width in (160, 60):
@@ -200,4 +207,4 @@ def test_report(hand_made, db):
         assert "rules" in text and "1 undecided, counted as not right" in text
         assert "--judge" in text and "SSR@0.6" in text and "Venn diagram" in text
         assert "would be 46.67% instead of 40.00%" in text
-        assert "the paper's definitions" in text and "The authors' figures" in text
+        assert "Table 4 (paper)" in text and "the authors' scores" in text

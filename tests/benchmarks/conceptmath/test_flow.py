@@ -15,6 +15,7 @@ from mathprobe.tasks.benchmarks import conceptmath
 from mathprobe.tasks.benchmarks.conceptmath import probes
 from mathprobe.tasks.store import open_store
 from tests.support.fake_api import fake_logprob, fake_tokens
+from tests.support.report import figure
 
 pytestmark = pytest.mark.usefixtures("prefect_harness")
 
@@ -168,8 +169,9 @@ def test_probes_through_an_openai_compatible_server(api, data_dir, db):
     # `mathprobe report` on a probe run shows the probe's table
     from mathprobe.tasks import reports
     report = reports.build(store, "cls")
-    assert report["probe"] == "classify"
-    assert {r["system"]: r["mrr"] for r in report["rows"]} == {s: r["mrr"] for s, r in rows.items()}
+    assert {s: figure(report, f"mrr:{s}")["value"] for s in rows} == \
+        {s: pytest.approx(r["mrr"]) for s, r in rows.items()}
+    assert report["notes"][0].startswith("MRR and top-1 of the true level-2 concept")
 
 
 def test_contamination_needs_a_completion_endpoint(api, data_dir, db, monkeypatch):

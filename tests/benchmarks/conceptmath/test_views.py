@@ -10,9 +10,10 @@ import pytest
 from mathprobe.tasks import reports
 from mathprobe.tasks import runs
 from mathprobe.tasks.benchmarks import conceptmath
-from mathprobe.tasks.benchmarks.conceptmath import _report as report_conceptmath
+from mathprobe.tasks.reports import terminal
 from mathprobe.tasks.items import Completion
 from mathprobe.tasks.store import RunSpec, Store
+from tests.support.report import figure, figures
 
 SYSTEMS = ("element_en", "element_zh", "middle_en", "middle_zh")
 
@@ -246,16 +247,22 @@ def test_table2_row_and_report(tmp_path, db):
     assert rid == "zs-old"
 
     report = reports.build(store, "fs", "official")
-    t2 = report["table2"]
-    assert t2["model"] == "m" and t2["n_cells"] == 8
-    assert list(t2["cells"]) == ["zs", "fs"]
-    assert list(t2["cells"]["zs"]) == ["element_en", "middle_en", "element_zh", "middle_zh"]
-    assert t2["average"] == pytest.approx((0.5 + 1 + 1 + 0 + 4) / 8)
-    assert report["grader"] == "official" and "authors" in report["grader_note"]
-    assert report["accuracy"]["overall"] == 1.0 and report["accuracy"]["n"] == 4
-    assert report["unmastered"] == []         # one leaf per system, each of 1 or 2 problems
-    assert report["unmastered_min_n"] == 5
-    assert report_conceptmath.figures(report)
+    # Table 2's row of model m: its latest zs run and the fs run asked for, and their average
+    t2 = figures(report, "table2")
+    systems = ["element_en", "middle_en", "element_zh", "middle_zh"]
+    assert list(t2) == [f"system:{s}@{st}" for st in ("zs", "fs") for s in systems] + ["average"]
+    assert {f["setting"]: f["run_id"] for f in t2.values() if "setting" in f} == \
+        {"zs": "zs-new", "fs": "fs"}
+    assert [t2[f"system:{s}@zs"]["value"] for s in systems] == [0.5, 1.0, 1.0, 0.0]
+    assert t2["average"]["value"] == pytest.approx((0.5 + 1 + 1 + 0 + 4) / 8)
+    assert report["grader"] == "official"
+    assert report["notes"][0].startswith("grader official: the authors' grader")
+    assert "Table 2's Avg. is over the 8 cell(s) present" in " ".join(report["notes"])
+    acc = figures(report, "accuracy")
+    assert acc["all"]["value"] == 1.0 and acc["all"]["n"] == 4
+    # one leaf per system, each of 1 or 2 problems: none has the 5 an unmastered one needs
+    assert not [n for n in report["notes"] if n.startswith("unmastered")]
+    assert terminal.flat(report)
     json.dumps(report, default=str)
     from rich.console import Console
     for width in (200, 60):
@@ -264,7 +271,8 @@ def test_table2_row_and_report(tmp_path, db):
         text = console.export_text()
         assert "Table 2" in text and "Elementary-EN" in text and "grader official" in text
     strict = reports.build(store, "zs-new", "strict")
-    assert strict["grader"] == "strict" and strict["accuracy"]["systems"]["element_en"]["n"] == 2
+    assert strict["grader"] == "strict"
+    assert figure(strict, "system:element_en", "accuracy")["n"] == 2
 
 
 def test_a_store_made_before_the_labels_table_keeps_its_figures(hand_made):

@@ -8,6 +8,7 @@ from mathprobe.tasks import runs
 from mathprobe.tasks.benchmarks import wemath
 from mathprobe.tasks.store import Store
 from tests.benchmarks.wemath.helpers import make_wemath_dir, responses_for
+from tests.support.report import figure
 
 # Seven problems; the comment gives the class under the strict / loose rule.
 PROBLEMS = {  # subs..., multi
@@ -164,9 +165,11 @@ def test_an_infra_failure_is_left_out_not_counted_wrong(hand_made, db):
     assert [c for c, *_ in failed["concepts"]] == ["Leaf One", "Leaf Three"]   # Leaf Two: 2steps_1 only
     assert ("Leaf One", 3, 3) in failed["concepts"]
     report = reports.build(store, "hand")
-    assert report["problems"] == {"complete": 6, "incomplete": 1, "with_failed": 1,
-                                  "failed_questions": 1}
-    assert report["four_dimensional"]["strict"]["n"] == 6
+    n525, left_out = report["notes"]                      # a hand-made set of 7 problems
+    assert n525.startswith("N = 6 problems (from the data)")
+    assert left_out.startswith("1 problem(s) left out of every figure") \
+        and "1 with a failed call (1 question(s), infra_failed;" in left_out
+    assert figure(report, "score.strict")["n"] == 6
     from rich.console import Console
     console = Console(record=True, width=200)
     console.print(reports.render(report, 200))
@@ -178,4 +181,5 @@ def test_an_infra_failure_is_left_out_not_counted_wrong(hand_made, db):
                           "AND run_id = 'hand'")[0]
     assert (s["n"], s["cm"]) == (7, 1)
     assert _figures(store, "hand")["steps"] == [(pytest.approx(9 / 18), 1.0, pytest.approx(1 / 4))]
-    assert reports.build(store, "hand")["problems"]["incomplete"] == 0
+    assert [n[:30] for n in reports.build(store, "hand")["notes"]] == \
+        ["N = 7 problems (from the data)"]

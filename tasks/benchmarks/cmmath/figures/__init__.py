@@ -1,5 +1,4 @@
-"""CMMaTH's figures: what `compare`, the Markdown artifact and the HTML report show
-(`comparison`: the paper's Table 4, visual subjects, SSR@alpha and the authors' own scores, as
-`tasks.figures` declarations over the view `cmmath_figure_units`), the HTML report's plots
-(`plots`), and the terminal report of one run (`run_report`: both sets of figures with the
-undecided answers' coverage, read from the `cmmath_paper_*` and `cmmath_official_*` views)."""
+"""CMMaTH's figures, declared once: what every report of its runs shows (`comparison`: the
+paper's Table 4, visual subjects, SSR@alpha and the authors' own scores as `tasks.figures`
+declarations over the view `cmmath_figure_units`, and the notes on a run: the undecided answers'
+coverage, how the two sets differ) and the HTML report's plots (`plots`)."""

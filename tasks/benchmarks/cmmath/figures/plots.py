@@ -6,19 +6,18 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
-from mathprobe.tasks.benchmarks.cmmath.figures.run_report import GRADE_GROUPS
-from mathprobe.tasks.contract import Plot
+from mathprobe.tasks.figures import Plot
 
 
 def plots(figures: Mapping[str, Mapping[str, Any]], curve: tuple[float, ...],
-          official_curve: tuple[float, ...]) -> list[Plot]:
+          official_curve: tuple[float, ...], grade_groups: Mapping[int, str]) -> list[Plot]:
     keys = {k for f in figures.values() for k in f}
     subjects = sorted(k for k in keys if k.startswith("subject:"))
     out = []
     if subjects:
         out.append(Plot("cmmath-subjects", "Accuracy by visual subject (paper)", "bars",
                         tuple((k.split(":", 1)[1], k) for k in subjects), ylabel="accuracy"))
-    grades = [(label, f"grade:{g}") for g, label in GRADE_GROUPS.items() if f"grade:{g}" in keys]
+    grades = [(label, f"grade:{g}") for g, label in grade_groups.items() if f"grade:{g}" in keys]
     if grades:
         out.append(Plot("cmmath-grades", "Accuracy by grade group (paper)", "bars", tuple(grades),
                         ylabel="accuracy"))

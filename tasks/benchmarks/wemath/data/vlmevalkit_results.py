@@ -125,7 +125,7 @@ def score_row(store: Store, run_id: str, grader: str, model: str | None,
     'Model', the four-dimensional columns ('45.71%', '12.38% (65)'), then S1-S3 and the 12
     categories ('40.58%'). `n_assumed`: the N they divide by (525, hard-coded in all three),
     or None for mathprobe's N from the data."""
-    from mathprobe.tasks.benchmarks.wemath._report import WEMATH_CATEGORIES
+    from mathprobe.tasks.benchmarks.wemath.figures import WEMATH_CATEGORIES
 
     view = "wemath_four_dimensional_n525" if n_assumed else "wemath_four_dimensional"
     four = {r["rule"]: r for r in store.query_dicts(

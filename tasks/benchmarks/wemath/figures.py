@@ -1,15 +1,34 @@
-"""WE-MATH compared across runs: the paper's Table 2 (Score, IK, IG, CM, RM under the strict and
-loose rules) and Table 1 (S1-S3 and the 12 categories), the 67 leaf concepts, the KCA-vs-plain
-transition matrix (Fig. 10), and the plots of the HTML report. Figures come from the view
-`wemath_figure_units` (sql/wemath/30_compare.sql), resampled by whole problems."""
+"""WE-MATH's figures, declared once for every report (terminal, `report --json`, compare, the
+Markdown artifact, the HTML report): the paper's Table 2 (Score, IK, IG, CM, RM under the strict
+and loose rules) and Table 1 (S1-S3 and the 12 categories) in the paper's one-row layout, the 67
+leaf concepts, the KCA-vs-plain transition matrix (Fig. 10), the plots of the HTML report, and
+the notes on a run (problems left out, what the tools that divide by 525 print). Figures come
+from the view `wemath_figure_units` (sql/wemath/30_compare.sql), resampled by whole problems."""
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 from typing import Any
 
-from mathprobe.tasks.benchmarks.wemath._report import WEMATH_CATEGORIES
-from mathprobe.tasks.contract import Comparison, Plot, Section, Stat, Table
+from mathprobe.tasks.figures import Comparison, Plot, Section, Stat, Table
+from mathprobe.tasks.reports.format import pct
 from mathprobe.tasks.store import Store
+
+# The paper's column abbreviations for the 12 second-level categories (Table 1), in its order
+# (the order of the authors' evaluation/accuracy.py too: CPF before UPF, CSF before USF).
+WEMATH_CATEGORIES = {
+    "Understanding and Conversion of Units": "UCU",
+    "Angles and Length": "AL",
+    "Calculation of Plane Figures": "CPF",
+    "Understanding of Plane Figures": "UPF",
+    "Calculation of Solid Figures": "CSF",
+    "Understanding of Solid Figures": "USF",
+    "Basic Transformations of Figures": "BTF",
+    "Cutting and Combining of Figures": "CCF",
+    "Direction": "Dir",
+    "Position": "Pos",
+    "Route Map": "RoM",
+    "Correspondence of Coordinates and Positions": "CCP",
+}
 
 RULES = ("strict", "loose")
 DIMENSIONS = ("IK", "IG", "CM", "RM")
@@ -47,10 +66,13 @@ class WeMathComparison(Comparison):
         return [
             *(Table(f"table2.{rule}", f"WE-MATH Table 2, {rule} rule: four-dimensional metric",
                     four_d(rule), note="Score = (0.5 IG + CM) / N; IK, IG, CM as shares of the "
-                    "N problems; RM = RM / (RM + CM)") for rule in RULES),
+                    "N problems; RM = RM / (RM + CM); rate (count)", layout="wide")
+              for rule in RULES),
             Table("table1", "WE-MATH Table 1: accuracy by step count and category",
                   (Stat("s1", "S1", ("s1",)), Stat("s2", "S2", ("s2",)), Stat("s3", "S3", ("s3",)),
-                   *cats), note="category = mean of its leaf concepts' accuracies"),
+                   *cats), note="category = mean of its leaf concepts' accuracies; "
+                  + " ".join(f"{a}={name}" for name, a in WEMATH_CATEGORIES.items()),
+                  layout="wide"),
             Table("shares", "WE-MATH problems by dimension (shares of N; they sum to 1)",
                   (Stat("ik", "IK", ("ik",), better="lower"),
                    Stat("ig", "IG", ("ig",), better="lower"),
@@ -113,6 +135,36 @@ class WeMathComparison(Comparison):
                     (f"{a['setting']} \\ {b['setting']}", *DIMENSIONS, "total"), rows,
                     note=f"N = {total} problems complete in both runs (paper Fig. 10; view "
                          "wemath_transitions)"))
+        return out
+
+    def notes(self, store: Store, run: Mapping[str, Any], grader: str) -> list[str]:
+        """The problems left out of every figure because a question is unanswered, and where the
+        run holds other than 525 problems, what the tools that divide by 525 print."""
+        args = [run["run_id"], grader]
+        out = []
+        n525 = {r["rule"]: r for r in store.query_dicts(
+            "SELECT rule, n, score, ik_rate, ig_rate, cm_rate FROM wemath_four_dimensional_n525 "
+            "WHERE run_id = ? AND grader = ?", args)}
+        ours = dict(store.query("SELECT rule, score FROM wemath_four_dimensional "
+                                "WHERE run_id = ? AND grader = ?", args))
+        strict, loose = n525.get("strict"), n525.get("loose")
+        if strict and loose and strict["n"] != 525:
+            out.append(
+                f"N = {strict['n']} problems (from the data). The authors' script, VLMEvalKit and "
+                f"lmms-eval divide by N = 525 whatever the file holds: for these answers they "
+                f"print Score {pct(strict['score'])} strict / {pct(loose['score'])} loose (here "
+                f"{pct(ours.get('strict'))} / {pct(ours.get('loose'))}), IK "
+                f"{pct(strict['ik_rate'])}, IG {pct(strict['ig_rate'])}, CM "
+                f"{pct(strict['cm_rate'])} strict (view wemath_four_dimensional_n525)")
+        (left_out, with_failed, failed_questions), = store.query(
+            "SELECT count(*), count(*) FILTER (n_failed > 0), coalesce(sum(n_failed), 0) "
+            "FROM wemath_problem_coverage WHERE run_id = ? AND NOT complete", [run["run_id"]])
+        if left_out:
+            out.append(
+                f"{left_out} problem(s) left out of every figure (N, S1-S3, categories, concepts) "
+                f"because a question has no answer: {with_failed} with a failed call "
+                f"({int(failed_questions)} question(s), infra_failed; --retry-failed re-asks "
+                f"them), {left_out - with_failed} not fully asked yet")
         return out
 
     def glossary(self, store: Store) -> list[tuple[str, str]]:

@@ -1,17 +1,47 @@
-"""ConceptMath compared across runs: the paper's Table 2 (one row per model, systems x prompt
+"""ConceptMath's figures, declared once for every report (terminal, `report --json`, compare, the
+Markdown artifact, the HTML report): the paper's Table 2 (one row per model, systems x prompt
 settings, and their average), accuracy per system, concept accuracy at the three levels with the
-unmastered concepts marked, and the contamination (Table 3) and classification figures of probe
-runs. Figures come from the view `conceptmath_figure_units` (sql/conceptmath/30_compare.sql),
+unmastered concepts marked, the contamination (Table 3) and classification figures of probe
+runs, and the notes on a run (its grader, the graders' disagreement, its unmastered concepts).
+Figures come from the view `conceptmath_figure_units` (sql/conceptmath/30_compare.sql),
 resampled by problem."""
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 from typing import Any
 
-from mathprobe.tasks.benchmarks.conceptmath._report import (N_UNMASTERED, SETTINGS, SYSTEMS,
-                                                            unmastered_min_n)
-from mathprobe.tasks.contract import Comparison, Plot, Stat, Table
+from mathprobe.tasks.figures import Comparison, Plot, Stat, Table
+from mathprobe.tasks.reports.format import pct
 from mathprobe.tasks.store import Store
+
+# The paper's column order and labels (Table 2).
+SYSTEMS = {"element_en": "Elementary-EN", "middle_en": "Middle-EN",
+           "element_zh": "Elementary-ZH", "middle_zh": "Middle-ZH"}
+SETTINGS = {"zs": "ZS", "zs-cot": "ZS-CoT", "fs": "FS"}
+GRADER_NOTES = {
+    "official": "the authors' grader (lenient: any number after the answer phrase may match, "
+                "within |gold|/20 below 20, else 1); the official figures",
+    "strict": "final answer only, exact equivalence (math-verify); not the paper's figures",
+}
+N_UNMASTERED = 10
+PROBE_NOTES = {
+    "contamination-rouge": "Rouge-L F of the continuation of each question's first half (given as "
+                           "is to a completion endpoint) against its true second half, x100 as "
+                           "the paper's Table 3 (view contamination_rouge). Higher: more likely "
+                           "seen.",
+    "contamination-mink": "MIN-K% (K = 10%): the mean log-probability of the question's least "
+                          "likely tokens (Shi et al.'s definition); exp MIN-K% = the same on the "
+                          "probability scale (0, 1], averaged over questions (view "
+                          "contamination_mink). Higher: more likely seen.",
+    "classify": "MRR and top-1 of the true level-2 concept; open models rank the concepts "
+                "(options A, B, ...) by each label's likelihood, API models give a ranked list "
+                "(view conceptmath_classification).",
+}
+
+
+def unmastered_min_n(store: Store) -> int:
+    """The fewest graded problems a concept needs to be called unmastered (the view's)."""
+    return int(store.query("SELECT conceptmath_unmastered_min_n()")[0][0])
 
 LEVELS = (1, 2, 3)
 CONTAMINATION = ("rouge", "mink", "mink_prob")
@@ -62,7 +92,7 @@ class ConceptMathComparison(Comparison):
                           for s in systems)
         out = [
             Table("table2", "ConceptMath Table 2: accuracy per system and prompt setting",
-                  sys_stats, rows="model",
+                  sys_stats, rows="model", layout="wide",
                   note="one row per model: its latest compared run of each setting; Avg. = "
                        "the mean of the row's cells (the paper's over 4 systems x 3 settings)"),
             Table("accuracy", "ConceptMath accuracy per run",
@@ -133,6 +163,41 @@ class ConceptMathComparison(Comparison):
             if series:
                 out.append(Plot(f"conceptmath-{prefix}", title, "bars", series, ylabel=label,
                                 scale=scale, unit=""))
+        return out
+
+    def notes(self, store: Store, run: Mapping[str, Any], grader: str) -> list[str]:
+        """A probe run: what its figures are. An answered run: what its grader is, how the graders
+        differ on it, how many cells Table 2's average is over, and its unmastered concepts."""
+        if run["setting"] in PROBE_NOTES:
+            return [PROBE_NOTES[run["setting"]]]
+        rid = run["run_id"]
+        out = [f"grader {grader}: {GRADER_NOTES[grader]}"] if grader in GRADER_NOTES else []
+        graders = store.query("SELECT grader, accuracy FROM conceptmath_run_accuracy "
+                              "WHERE run_id = ? ORDER BY grader", [rid])
+        if len(graders) > 1:
+            (official_only, strict_only), = store.query(
+                "SELECT count(*) FILTER (official), count(*) FILTER (strict) "
+                "FROM conceptmath_grader_disagreement WHERE run_id = ?", [rid])
+            out.append("overall accuracy by grader: " + ", ".join(f"{g} {pct(a)}"
+                                                                 for g, a in graders)
+                       + f"; they disagree on {official_only} (official only right) + "
+                         f"{strict_only} (strict only right) problems (view "
+                         "conceptmath_grader_disagreement)")
+        (n_cells,), = store.query("SELECT count(*) FROM conceptmath_table2(?, ?)", [rid, grader])
+        if n_cells < len(SYSTEMS) * len(SETTINGS):
+            out.append(f"Table 2's Avg. is over the {n_cells} cell(s) present (the paper's is "
+                       f"over all {len(SYSTEMS) * len(SETTINGS)}: 4 systems x 3 settings)")
+        low: dict[str, list[str]] = {}
+        for system, concept, n, acc in store.query(
+                "SELECT system, concept, n, accuracy FROM conceptmath_unmastered WHERE run_id = ? "
+                "AND grader = ? AND level = 3 AND rank <= ? ORDER BY system, rank",
+                [rid, grader, N_UNMASTERED]):
+            low.setdefault(system, []).append(f"{concept} {pct(acc)}% (n={n})")
+        out += [f"unmastered in {SYSTEMS.get(s, s)} (the {N_UNMASTERED} lowest level-3 concepts "
+                f"of those with at least {unmastered_min_n(store)} graded problems, lowest first; "
+                f"view conceptmath_unmastered): " + "; ".join(low[s])
+                for s in sorted(low, key=lambda s: (list(SYSTEMS).index(s) if s in SYSTEMS
+                                                    else len(SYSTEMS), s))]
         return out
 
     def glossary(self, store: Store) -> list[tuple[str, str]]:
