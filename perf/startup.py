@@ -278,8 +278,8 @@ def print_side_by_side(side: dict[str, list], opts) -> None:
         print(f"  {label:24} wall {wall:6.2f} s  first request {first:5.2f} s  peak memory "
               f"{peak:4.0f} MB  (load {load:.1f})")
     if PRIVATE:
-        print(f"  (the warm runner's copy shares the runner's imports, every backend's SDK "
-              f"included; its own memory peaked at {statistics.median(PRIVATE):.0f} MB)")
+        print(f"  (the warm runner's copy shares the runner's imports, the SDKs of the backends "
+              f"it is set up for included; its own memory peaked at {statistics.median(PRIVATE):.0f} MB)")
     ours, theirs = med["mathprobe"], med["inspect_ai"]
     own = med["mathprobe, own process"]
     print(f"  mathprobe end to end: {theirs[0] / ours[0]:.1f}x inspect_ai's speed (goal >= 5x; "
