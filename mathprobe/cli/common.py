@@ -96,18 +96,23 @@ _NOTED = threading.Event()
 
 
 def load_flow(module: str, name: str):
-    """A flow, imported only now (importing Prefect takes seconds; checks come first). The
-    console shows a user error's message without its traceback (the Prefect API keeps it).
-    Without a Prefect server the flow starts a temporary one: said once, with the remedy."""
+    """A flow, imported only now (importing Prefect takes seconds; checks come first), as a
+    function of its parameters that runs it (flows.common.call_flow). The running server is
+    found before anything imports Prefect, whose settings read it once: without one the flow
+    starts a temporary server, said once, with the remedy. The console shows a user error's
+    message without its traceback (the Prefect API keeps it)."""
+    import functools
     import importlib
 
-    if server.use_running() is None and not _NOTED.is_set():     # before Prefect is imported
+    if server.use_running() is None and not _NOTED.is_set():
         _NOTED.set()
         err.print(Text(server.temporary_note(), style="dim"), soft_wrap=True)
     flow = getattr(importlib.import_module(f"mathprobe.flows.{module}"), name)
+    from mathprobe.flows.common import call_flow
+
     if not DEBUG.is_set():
         quiet_user_error_tracebacks()
-    return flow
+    return functools.partial(call_flow, flow)
 
 
 @contextmanager

@@ -28,14 +28,13 @@ def demo(
             preflight.data(bench, data_dir)
 
     eval_flow = load_flow("eval", "eval_flow")
-    from mathprobe.flows.common import call_flow   # after load_flow: Prefect reads the server
     queries = []
     for bench in registry.all_benchmarks():
         if bench.demo is None:
             continue
         run_id = f"demo-{bench.name}-{bench.demo['model'].replace(':', '-')}"
         with progress_bar():
-            report = call_flow(eval_flow, benchmark=bench.name, model=bench.demo["model"],
+            report = eval_flow(benchmark=bench.name, model=bench.demo["model"],
                                setting=bench.demo.get("setting"), run_id=run_id, db=str(db),
                                data_dir=str(data_dir) if data_dir else None)
         emit(report, False)

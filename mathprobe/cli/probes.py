@@ -79,11 +79,9 @@ def _run_probe(family: str, methods: list[str] | None, as_json: bool, **params) 
                           concurrency=params["concurrency"])
 
     probe_flow = load_flow("probes", f"{family}_flow")
-    from mathprobe.flows.common import call_flow   # after load_flow: Prefect reads the server
     with progress_bar():
-        out = call_flow(probe_flow, **{**params, "db": str(params["db"]),
-                                       "data_dir": str(params["data_dir"]) if params["data_dir"]
-                                       else None})
+        out = probe_flow(**{**params, "db": str(params["db"]),
+                            "data_dir": str(params["data_dir"]) if params["data_dir"] else None})
     _emit_probe(out, as_json)
 
 

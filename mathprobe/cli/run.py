@@ -59,9 +59,8 @@ def run(
     from mathprobe.tasks.backends import MODULES, parse_spec
 
     eval_flow = load_flow("eval", "eval_flow")
-    from mathprobe.flows.common import call_flow   # after load_flow: Prefect reads the server
     with importing(MODULES[parse_spec(model)[0]]), progress_bar():
-        report = call_flow(eval_flow, benchmark=benchmark, model=model, setting=setting,
+        report = eval_flow(benchmark=benchmark, model=model, setting=setting,
                            run_id=run_id, db=str(db),
                            data_dir=str(data_dir) if data_dir else None, limit=limit,
                            concurrency=concurrency, retry_failed=retry_failed,
