@@ -39,11 +39,11 @@ def plain_env(tmp_path, **extra: str) -> dict[str, str]:
 
 
 def start_server() -> tuple[dict[str, str], subprocess.CompletedProcess]:
-    """`mathprobe server start` with a state folder and Prefect home of its own under /tmp;
-    begun in the background when this module is collected (tests/support/early.py: ~10 s of a
-    Prefect server starting, while other tests run)."""
+    """`mathprobe server start` with a state folder and Prefect home of its own under /tmp, on
+    a free port: the default one (4200) is the README's, whose commands tests/test_readme.py
+    runs at the same time in another worker (two servers on one port: one fails to start)."""
     env = plain_env(Path(tempfile.mkdtemp(prefix="mathprobe-server-")))
-    return env, mathprobe("server", "start", env=env, timeout=120)
+    return env, mathprobe("server", "start", "--port", str(free_port()), env=env, timeout=120)
 
 
 def stop_server(made) -> None:
