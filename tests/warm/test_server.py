@@ -90,10 +90,15 @@ def warm_pid(env) -> int | None:
 def test_a_cli_run_uses_the_started_server_and_shows_in_its_api(started, tmp_path, data_dir):
     env, done = started
     url = re.search(r"API: (\S+)", done.stdout).group(1)
-    served = warm_status(env)
-    run = mathprobe("run", "--benchmark", "wemath", "--model", "baseline:random", "--run-id",
-                    "via-server", "--db", str(tmp_path / "s.duckdb"), "--data-dir",
-                    str(data_dir), "--limit", "6", env=env)
+    for _ in range(2):
+        served = warm_status(env)
+        run = mathprobe("run", "--benchmark", "wemath", "--model", "baseline:random",
+                        "--run-id", "via-server", "--db", str(tmp_path / "s.duckdb"),
+                        "--data-dir", str(data_dir), "--limit", "6", env=env)
+        if warm_pid(env) == served[0]:
+            break
+        # the runner saw its code or packages change (another test's build or install in this
+        # checkout) and handed over to a fresh runner: the command ran in its own process
     assert run.returncode == 0, run.stdout[-2000:] + run.stderr[-2000:]
     assert "temporary" not in run.stderr                   # no temporary server, no note
     assert warm_status(env) == (served[0], served[1] + 1)     # the warm runner ran it
