@@ -27,6 +27,8 @@ from mathprobe.tasks.runs.asking import check_writes
 from mathprobe.tasks.runs.limits import global_slot
 from mathprobe.tasks.sampling import describe
 from mathprobe.tasks.store import RunSpec, open_store, run_lease
+from mathprobe.tasks.store.location import parse as parse_location
+from mathprobe.tasks.store.owned_paths import input_paths, store_paths
 
 SHARD_WORKERS = 4          # shard tasks running at once (threads of this process)
 MAX_SHARD = 2000           # items per shard at most
@@ -210,7 +212,9 @@ def eval_flow(benchmark: BenchmarkParam, model: str = "baseline:random",
         judge=judge, data_path=data_path)
     report_file = html_path(db, plan.run_id, html_report)
     if report_file is not None:                # written at the end: checked before any work
-        preflight.output_file("html_report", report_file)
+        preflight.output_file("html_report", report_file,
+                              store_paths(parse_location(db, data_path))
+                              + input_paths(plan.data_dir, what="the benchmark data folder"))
     check_backend(model)                       # builds the client: a Secret block is read here
     runtime.start(global_slot(parse_spec(model)[0]))   # looked up while the store is prepared
     if judge is not None:

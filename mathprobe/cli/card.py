@@ -9,7 +9,7 @@ from typing import Annotated, Optional
 
 import typer
 
-from mathprobe.cli.common import err, open_existing
+from mathprobe.cli.common import err, open_existing, reads
 
 
 def card(
@@ -24,7 +24,10 @@ def card(
     setting and prompts hash, model and what the server said it was, generation settings,
     graders and judges, seeds, concurrency, start and end, tokens, cost, counts by status)."""
     from mathprobe.tasks.reports import card as run_card
+    from mathprobe.tasks.runs import preflight
 
+    if out is not None:
+        preflight.output_file("--out", out, reads(db))
     text = card_text(run_card.build(open_existing(db), run_id), as_json)
     if out is None:
         sys.stdout.write(text)

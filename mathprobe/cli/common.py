@@ -83,6 +83,19 @@ def existing(db: str):
     return loc
 
 
+def reads(db: str, data_dir: Path | None = None, *files: Path | None) -> list:
+    """What a command reads and so must never write (tasks/store/owned_paths.py): the store's
+    files, the benchmark data folder (when there is one) and any input `files`."""
+    import os
+
+    from mathprobe.tasks.store.location import parse
+    from mathprobe.tasks.store.owned_paths import input_paths, store_paths
+
+    folder = data_dir or os.environ.get("MATHPROBE_DATA_DIR")
+    return (store_paths(parse(db)) + input_paths(folder, what="the benchmark data folder")
+            + input_paths(*files, what="an input file"))
+
+
 def open_existing(db: str):
     """An existing store, opened read-only: showing results writes nothing (a read-only mount
     or a full disk is fine)."""

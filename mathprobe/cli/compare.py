@@ -10,7 +10,7 @@ from typing import Annotated, Optional
 import typer
 from rich.console import Console
 
-from mathprobe.cli.common import err, open_existing
+from mathprobe.cli.common import err, open_existing, reads
 
 def compare(
     db: Annotated[str, typer.Option("--db", help="DuckDB file, or a DuckLake store "
@@ -40,8 +40,9 @@ def compare(
     from mathprobe.tasks.runs import preflight
 
     preflight.check_counts(resamples=resamples, seed=seed)
-    if csv_file is not None:
-        preflight.output_file("--csv", csv_file)
+    for flag, path in (("--csv", csv_file), ("--parquet", parquet_file)):
+        if path is not None:
+            preflight.output_file(flag, path, reads(db))
     if benchmark is not None:
         preflight.benchmark(benchmark)
     result = compare_runs(open_existing(db), run_ids or [], benchmark=benchmark, grader=grader,

@@ -8,7 +8,7 @@ from typing import Annotated, Optional
 import typer
 from rich.text import Text
 
-from mathprobe.cli.common import DataDir, Db, emit, err, existing, open_existing
+from mathprobe.cli.common import DataDir, Db, emit, err, existing, open_existing, reads
 from mathprobe.tasks.errors import MathprobeError
 
 
@@ -51,9 +51,10 @@ def write_html(db: str, run_id: str | None, runs: str | None, html: Path, *,
     """`report --html`: the report of --run-id or of --runs A,B,... (the first the baseline)."""
     from mathprobe.tasks.runs import preflight
 
-    preflight.output_file("--html", html)                 # before any work, not after it
+    owned = reads(db, data_dir)
+    preflight.output_file("--html", html, owned)          # before any work, not after it
     if figures is not None:
-        preflight.output_dir("--figures", figures)
+        preflight.output_dir("--figures", figures, owned)
     ids = [r.strip() for r in (runs or "").split(",") if r.strip()] + ([run_id] if run_id else [])
     if not ids:
         raise MathprobeError("--html needs --run-id ID or --runs A,B,...")

@@ -100,13 +100,13 @@ def test_no_key_reaches_the_card_the_store_or_the_report(two_runs):
     page = html.read_text(encoding="utf-8")
     assert "Run cards" in page and SERVED in page and 'data-run="a"' in page
     out = tmp / "export"
-    for run_id in ("a", "b"):
+    for run_id in ("a", "b"):                  # one folder per run (export refuses to mix)
         assert mathprobe("export", run_id, "--db", str(db), "--format", "vlmevalkit", "--out",
-                         str(out), env=env).returncode == 0
+                         str(out / run_id), env=env).returncode == 0
     texts = [page, db.read_bytes().decode("latin-1")]
     texts += [mathprobe("card", r, "--db", str(db), *flag, env=env).stdout
               for r in ("a", "b") for flag in ((), ("--json",))]
-    texts += [p.read_text(encoding="utf-8") for p in out.iterdir()]
+    texts += [p.read_text(encoding="utf-8") for p in out.glob("*/*")]
     wal = Path(f"{db}.wal")
     if wal.exists():
         texts.append(wal.read_bytes().decode("latin-1"))
