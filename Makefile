@@ -27,7 +27,7 @@ chromium:
 
 # The core install (`pip install mathprobe`: API and baseline runs, store, report, compare,
 # deploy) for the demo; the test suite adds the extras (PostgreSQL lakes, Triton) and its tools.
-$(STAMP): pyproject.toml setup.py constraints.txt
+$(STAMP): pyproject.toml constraints.txt
 	test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
 	$(BIN)/pip install -q --upgrade pip
 	$(BIN)/pip install -q -c constraints.txt -e .

@@ -119,7 +119,7 @@ case "${1:-up}" in
     wait_healthy
     "$BIN/prefect" work-pool inspect "$POOL" >/dev/null 2>&1 \
       || "$BIN/prefect" work-pool create "$POOL" --type process >/dev/null
-    "$BIN/python" -m mathprobe.tasks.runs.limits
+    "$BIN/python" -m mathprobe.runs.limits
     "$BIN/prefect" --no-prompt deploy --prefect-file "$HERE/prefect.yaml" --all --pool "$POOL"
     limit=()
     [[ -n ${WORKER_LIMIT:-} ]] && limit=(--limit "$WORKER_LIMIT")

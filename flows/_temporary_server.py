@@ -4,7 +4,7 @@ Without a Prefect server, the first Prefect client of a `mathprobe` command star
 temporary one (`SubprocessASGIServer`: a uvicorn subprocess, about 200 MB), which stops it at
 exit. A command killed -9 runs no exit code: the server went on listening (a minute later and
 beyond, issue 25). Each server process Prefect starts here gets a watchdog that stops it when
-the command's process ends, however it ends (`tasks.processes.outlived_by_none`).
+the command's process ends, however it ends (`mathprobe.processes.outlived_by_none`).
 
 Imported by the modules that define flows, before any client starts a server (a module is
 imported once: the method is wrapped once). Only where no Prefect API is configured: Prefect's
@@ -17,7 +17,7 @@ from typing import Any
 
 from prefect.settings import get_current_settings
 
-from mathprobe.tasks.processes import outlived_by_none
+from mathprobe.processes import outlived_by_none
 
 
 def _watched(start: Any) -> Any:

@@ -17,8 +17,8 @@ from typing import Annotated, Any, Optional
 
 from pydantic import Field
 
-from mathprobe.tasks import registry
-from mathprobe.tasks.store.location import parse
+from mathprobe import registry
+from mathprobe.store.location import parse
 
 # -- the Run form: choices from the registry, so a new benchmark shows up without an edit ------
 # (the descriptions are the flow docstring's Args; values outside the choices still reach the
@@ -34,7 +34,7 @@ def flow_run_name() -> str:
     when none is given)."""
     from prefect.runtime import flow_run
 
-    from mathprobe.tasks.runs.preflight import default_run_id
+    from mathprobe.runs.preflight import default_run_id
 
     p = flow_run.parameters
     benchmark, model = p.get("benchmark", "?"), p.get("model", "?")
@@ -86,7 +86,7 @@ class ProgressArtifact:
     def __init__(self, run_id: str, db: str, total: int, interval: float = 1.0):
         from prefect.utilities.context import get_task_and_flow_run_ids
 
-        from mathprobe.tasks.runs import progress
+        from mathprobe.runs import progress
 
         self.run_id, self.total, self.interval = run_id, total, interval
         self.done = 0
@@ -167,12 +167,12 @@ def publish(store, report: dict[str, Any], db: str, html_report: str | None = No
     under a name that says so with its counts and first reason (`final_state`)."""
     from prefect.artifacts import create_markdown_artifact
 
-    from mathprobe.tasks.reports import markdown
+    from mathprobe.reports import markdown
 
     run = report["run"]
     path = html_path(db, run["run_id"], html_report)
     if path is not None:
-        from mathprobe.tasks.reports import html   # matplotlib and jinja: only for the HTML file
+        from mathprobe.reports import html   # matplotlib and jinja: only for the HTML file
 
         html.write(store, [run["run_id"]], path, grader=report.get("grader"))
     hint = (f"mathprobe report --html {run['run_id']}.html --run-id {run['run_id']} --db {db}")
@@ -191,7 +191,7 @@ def final_state(report: dict[str, Any], head: str | None):
     from prefect.states import Completed
 
     from mathprobe.flows.common import not_completed
-    from mathprobe.tasks.errors import Exit, run_exit_code
+    from mathprobe.errors import Exit, run_exit_code
 
     run = report["run"]
     code = run_exit_code(report)

@@ -15,9 +15,13 @@ from prefect import get_run_logger
 
 # flow runs end without waiting on a heartbeat; a temporary server dies with its command
 from mathprobe.flows import _prefect_engine, _temporary_server  # noqa: F401
-from mathprobe.tasks.errors import MathprobeError, RunNotCompleted
-from mathprobe.tasks.runs import progress
-from mathprobe.tasks.store import Store
+from mathprobe.errors import MathprobeError, RunNotCompleted
+from mathprobe.runs import progress
+from mathprobe.store import Store
+from mathprobe.tasks.run_log import LogProgress, current_flow_run_id
+
+__all__ = ["LogProgress", "call_flow", "current_flow_run_id", "fail_cleanly", "not_completed",
+           "repair_dead_runs"]
 
 STATE_NAME_MAX = 300       # a state's name carries its reason: what `--watch` prints
 
@@ -78,59 +82,6 @@ class _HandledFailures(logging.Filter):
 for _name in ("prefect.flow_runs", "prefect.engine", "prefect.flow_engine"):
     if not any(isinstance(f, _HandledFailures) for f in logging.getLogger(_name).filters):
         logging.getLogger(_name).addFilter(_HandledFailures())
-
-
-class LogProgress:
-    """Progress in the Prefect log, from the pipeline's events of run `run_id`: notes (what a
-    --limit subset is), a line every tenth of the work, the first failures, a stop."""
-
-    MAX_FAILURES_LOGGED = 20
-
-    def __init__(self, run_id: str):
-        self.run_id, self.total, self.step, self.counts = run_id, 0, 1, {}
-        self.logger = get_run_logger()
-        self._lock = threading.Lock()
-
-    def __call__(self, event: str, run_id: str, **data: Any) -> None:
-        if run_id != self.run_id:
-            return
-        if event == "note":
-            self.logger.info("%s", data["message"])
-        elif event == "start":
-            self.total, self.step = data["total"], max(1, data["total"] // 10)
-        elif event == "stopped":
-            self.logger.warning("%s", data["reason"])
-        elif event == "done":
-            self._done(data)
-
-    def _done(self, data: dict[str, Any]) -> None:
-        with self._lock:
-            self.counts[data["status"]] = self.counts.get(data["status"], 0) + 1
-            failed = self.counts.get("infra_failed", 0)
-            if data["status"] == "infra_failed" and failed <= self.MAX_FAILURES_LOGGED:
-                self.logger.warning("%s failed: %s%s", data.get("item_id"), data.get("error"),
-                                    " (further failures are counted, not listed)"
-                                    if failed == self.MAX_FAILURES_LOGGED else "")
-            done = sum(self.counts.values())
-            if done % self.step == 0 or done == self.total:
-                now = progress.activity(self.run_id).line()
-                self.logger.info("%d/%d asked: %s%s", done, self.total,
-                                 ", ".join(f"{v} {k}" for k, v in sorted(self.counts.items())),
-                                 f" ({now})" if now else "")
-
-    def __enter__(self) -> "LogProgress":
-        progress.subscribe(self)
-        return self
-
-    def __exit__(self, *exc: Any) -> None:
-        progress.unsubscribe(self)
-
-
-def current_flow_run_id() -> str | None:
-    from prefect.runtime import flow_run
-
-    fid = flow_run.id
-    return str(fid) if fid else None
 
 
 def repair_dead_runs(store: Store, run_id: str) -> None:

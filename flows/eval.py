@@ -6,48 +6,31 @@ that already have an answer are not asked again.
 """
 from __future__ import annotations
 
-from dataclasses import dataclass
 from typing import Any
 
-from prefect import flow, get_run_logger, task
-from prefect.cache_policies import NO_CACHE
+from prefect import flow, get_run_logger
 from prefect.task_runners import ThreadPoolTaskRunner
 
+from mathprobe import reports
+from mathprobe.backends import parse_spec
+from mathprobe.errors import StoreWriteError
 from mathprobe.flows.artifacts import (BenchmarkParam, ProgressArtifact, SettingParam,
                                        flow_run_name, html_path, key_mapping, publish)
-from mathprobe.flows.common import LogProgress, current_flow_run_id, fail_cleanly, repair_dead_runs
-from mathprobe.tasks import registry, reports
-from mathprobe.tasks.backends import get_backend, parse_spec
-from mathprobe.tasks.errors import StoreWriteError
-from mathprobe.tasks.registry import resolve_data_dir
-from mathprobe.tasks.runs import (Budget, LazyRequests, check_backend, grade_run, judging, prepare,
-                                  send)
-from mathprobe.tasks.runs import card, preflight, progress, runtime
-from mathprobe.tasks.runs.asking import check_writes
-from mathprobe.tasks.runs.limits import global_slot
-from mathprobe.tasks.sampling import describe
-from mathprobe.tasks.store import RunSpec, open_store, run_lease
-from mathprobe.tasks.store.location import parse as parse_location
-from mathprobe.tasks.store.owned_paths import input_paths, store_paths
+from mathprobe.flows.common import LogProgress, fail_cleanly, repair_dead_runs
+from mathprobe.runs import Budget, check_backend, judging, preflight, progress, runtime
+from mathprobe.runs.asking import check_writes
+from mathprobe.runs.config import RunConfig
+from mathprobe.runs.limits import global_slot
+from mathprobe.store import open_store, run_lease
+from mathprobe.store.location import parse as parse_location
+from mathprobe.store.owned_paths import input_paths, store_paths
+from mathprobe.tasks.grade import grade_task
+from mathprobe.tasks.judge import judge_task
+from mathprobe.tasks.prepare import prepare_task
+from mathprobe.tasks.respond import BUDGETS, respond_shard
 
 SHARD_WORKERS = 4          # shard tasks running at once (threads of this process)
 MAX_SHARD = 2000           # items per shard at most
-
-
-@dataclass(frozen=True)
-class RunConfig:
-    benchmark: str
-    model: str
-    setting: str
-    run_id: str
-    db: str
-    data_dir: str
-    params: dict[str, Any]
-    concurrency: int | None
-    request_timeout: float | None = None
-    triton_url: str | None = None
-    max_cost: float | None = None
-    judge: str | None = None
 
 
 default_run_id = preflight.default_run_id
@@ -61,99 +44,6 @@ def shard(ids: list[str], workers: int) -> list[list[str]]:
     n = -(-n // workers) * workers                 # a multiple of the workers
     size = -(-len(ids) // n)
     return [ids[i:i + size] for i in range(0, len(ids), size)]
-
-
-_BUDGETS: dict[str, Budget] = {}
-
-
-@task(name="prepare", cache_policy=NO_CACHE)
-def prepare_task(cfg: RunConfig, limit: int | None, retry_failed: bool) -> list[str]:
-    """Load the benchmark, store items, open the run; return the ids to ask now.
-
-    A normal run asks what was never asked; `retry_failed` asks only what failed before.
-    """
-    bench = registry.get(cfg.benchmark)
-    store = open_store(cfg.db)
-    dataset = prepare(store, bench, resolve_data_dir(cfg.data_dir))
-    chosen = bench.select(dataset.items, limit)
-    if limit is not None:
-        progress.note(cfg.run_id, f"--limit {limit}: " + describe(
-            dataset.items, chosen, strata=bench.strata, names=bench.strata_names,
-            unit=bench.sample_unit))
-    kind, _ = parse_spec(cfg.model)
-    store.start_run(RunSpec(cfg.run_id, cfg.benchmark, cfg.model, kind, cfg.setting, cfg.params,
-                            current_flow_run_id()), n_items=len(chosen))
-    store.set_card(cfg.run_id, card.run_facts(
-        bench, resolve_data_dir(cfg.data_dir), model=cfg.model, kind=kind, setting=cfg.setting,
-        params=cfg.params, items=chosen, limit=limit, concurrency=cfg.concurrency,
-        retry_failed=retry_failed, max_cost=cfg.max_cost, request_timeout=cfg.request_timeout,
-        triton_url=cfg.triton_url, judge=cfg.judge, flow_run_id=current_flow_run_id()))
-    statuses = store.item_statuses(cfg.run_id)
-    if retry_failed:
-        todo = [it.item_id for it in chosen if statuses.get(it.item_id) == "infra_failed"]
-    else:
-        todo = [it.item_id for it in chosen if it.item_id not in statuses]
-    failed = sum(1 for it in chosen if statuses.get(it.item_id) == "infra_failed")
-    get_run_logger().info(
-        "%s: %d items selected, %d answered, %d failed before, %d to ask%s", cfg.run_id,
-        len(chosen), len(statuses) - failed, failed, len(todo),
-        "" if retry_failed or not failed else " (use --retry-failed to re-drive the failed)")
-    return todo
-
-
-@task(name="respond-shard", cache_policy=NO_CACHE)
-def respond_shard(cfg: RunConfig, item_ids: list[str], in_flight: int | None,
-                  max_cost: float | None) -> dict[str, int]:
-    """Ask one shard's questions. The requests run on the process's shared event loop, under
-    the run's adaptive window (at most `in_flight`) and the provider's cap, so shards together
-    respect both; each request is built as it is sent."""
-    bench = registry.get(cfg.benchmark)
-    store = open_store(cfg.db)
-    by_id = bench.load(resolve_data_dir(cfg.data_dir)).by_id()
-    requests = LazyRequests(bench, [by_id[i] for i in item_ids], cfg.model, cfg.setting,
-                            cfg.params)
-    budget = _BUDGETS.get(cfg.run_id) or Budget(max_cost, store.spent(cfg.run_id))
-    counts = send(
-        store, cfg.run_id, cfg.model,
-        lambda: runtime.backend(cfg.run_id, lambda: get_backend(      # shared by the shards
-            cfg.model, timeout_s=cfg.request_timeout, triton_url=cfg.triton_url)),
-        requests, in_flight=in_flight, close=False, budget=budget,
-        on_done=lambda item_id, c: progress.emit("done", cfg.run_id, status=c.status,
-                                                 item_id=item_id, error=c.error))
-    get_run_logger().info("shard of %d: %s", len(item_ids),
-                          ", ".join(f"{v} {k}" for k, v in sorted(counts.items())))
-    return counts
-
-
-@task(name="grade", cache_policy=NO_CACHE)
-def grade_task(cfg: RunConfig) -> dict[str, int]:
-    bench = registry.get(cfg.benchmark)
-    store = open_store(cfg.db)
-    dataset = bench.load(resolve_data_dir(cfg.data_dir))
-    graded = grade_run(store, bench, dataset, cfg.run_id)
-    get_run_logger().info("graded: %s", graded)
-    return graded
-
-
-@task(name="judge", cache_policy=NO_CACHE)
-def judge_task(cfg: RunConfig, judge: str, retry_failed: bool, in_flight: int) -> dict[str, Any]:
-    """Ask `judge` about the answers its benchmark's judge asks about (those the rules left
-    undecided, by default; the content cache answers what was asked before); write judge and
-    cascade verdicts."""
-    bench = registry.get(cfg.benchmark)
-    store = open_store(cfg.db)
-    items = bench.load(resolve_data_dir(cfg.data_dir)).by_id()
-    result = judging.judge_run(store, bench, items, cfg.run_id, judge, retry_failed=retry_failed,
-                               concurrency=in_flight, timeout_s=cfg.request_timeout,
-                               triton_url=cfg.triton_url)
-    if result.get("write_failed"):              # the flow says it (check_writes)
-        return {}
-    get_run_logger().info(
-        "judge %s: %d asked about, %d answered from the cache, %d sent (%s); %d verdicts, "
-        "%d judge_failed, %d failed calls", judge, result["asked_about"], result["cached_now"],
-        result["asked"], ", ".join(f"{v} {k}" for k, v in sorted(result["counts"].items()))
-        or "none", result["judged"], result["judge_failed"], result["infra_failed"])
-    return result
 
 
 @flow(name="eval", log_prints=True, flow_run_name=flow_run_name,
@@ -233,7 +123,7 @@ def eval_flow(benchmark: BenchmarkParam, model: str = "baseline:random",
             progress.note(cfg.run_id, mapped)
         repair_dead_runs(store, cfg.run_id)
         todo = prepare_task(cfg, limit, retry_failed)
-        budget = _BUDGETS[cfg.run_id] = Budget(max_cost, store.spent(cfg.run_id))
+        budget = BUDGETS[cfg.run_id] = Budget(max_cost, store.spent(cfg.run_id))
         progress.emit("start", cfg.run_id, total=len(todo))
         shown = ProgressArtifact(cfg.run_id, cfg.db, len(todo))    # the UI's progress bar
         progress.subscribe(shown)
@@ -256,7 +146,7 @@ def eval_flow(benchmark: BenchmarkParam, model: str = "baseline:random",
         finally:
             progress.unsubscribe(shown)
             shown.close()
-            _BUDGETS.pop(cfg.run_id, None)
+            BUDGETS.pop(cfg.run_id, None)
             runtime.run(runtime.close_backend(cfg.run_id))
     run = store.run(cfg.run_id)
     if budget.exhausted and run["n_not_asked"]:

@@ -1,6 +1,6 @@
 """The probe flows: `contamination` and `classify` (ConceptMath's, paper Sec. 4.3, today).
 
-A probe is a `tasks.contract.Probe` of a benchmark, grouped in families: `contamination`
+A probe is a `mathprobe.contract.Probe` of a benchmark, grouped in families: `contamination`
 (`rouge`: Rouge-L of the model's continuation of each question's first half; `mink`: MIN-K% of
 the question's token log-probabilities) and `classify` (the model ranks the concepts a question
 tests). The benchmark is the one that offers the family, unless `benchmark` names one. Each probe
@@ -10,44 +10,16 @@ from __future__ import annotations
 
 from typing import Any
 
-from prefect import flow, get_run_logger, task
-from prefect.cache_policies import NO_CACHE
+from prefect import flow, get_run_logger
 
-from mathprobe.flows.common import (LogProgress, current_flow_run_id, fail_cleanly,
-                                    not_completed, repair_dead_runs)
-from mathprobe.tasks import registry
-from mathprobe.tasks.errors import Exit
-from mathprobe.tasks.reports.summary import failure_reasons
-from mathprobe.tasks.runs import check_backend, preflight
-from mathprobe.tasks.runs.asking import check_writes
-from mathprobe.tasks.runs.probing import probe_run_id, run_probe
-from mathprobe.tasks.store import open_store, run_lease
-
-
-@task(name="probe", cache_policy=NO_CACHE)
-def probe_task(benchmark: str, probe: str, model: str, run_id: str, db: str, data_dir: str,
-               limit: int | None, concurrency: int | None, retry_failed: bool,
-               triton_url: str | None, request_timeout: float | None) -> dict[str, Any]:
-    """One probe run: its view's rows, its summary (answered, failed) and the first failure
-    reasons (empty when the store could not be written: the flow says so)."""
-    bench = registry.get(benchmark)
-    store = open_store(db)
-    with LogProgress(run_id):
-        counts, rows = run_probe(store, bench, bench.probes[probe], model=model,
-                                 run_id=run_id, data_dir=registry.resolve_data_dir(data_dir),
-                                 limit=limit, concurrency=concurrency,
-                                 retry_failed=retry_failed, triton_url=triton_url,
-                                 request_timeout=request_timeout,
-                                 flow_run_id=current_flow_run_id())
-    get_run_logger().info("%s: %d asked: %s", run_id, sum(counts.values()),
-                          ", ".join(f"{v} {k}" for k, v in sorted(counts.items())) or "none")
-    if store.write_failure():
-        return {"run_id": run_id, "rows": []}
-    run = store.run(run_id)
-    return {"run_id": run_id, "rows": rows,
-            "run": {k: run[k] for k in ("status", "n_items", "n_ok", "n_infra_failed",
-                                        "n_not_asked")},
-            "failures": failure_reasons(store, run_id)}
+from mathprobe import registry
+from mathprobe.errors import Exit
+from mathprobe.flows.common import LogProgress, fail_cleanly, not_completed, repair_dead_runs
+from mathprobe.runs import check_backend, preflight
+from mathprobe.runs.asking import check_writes
+from mathprobe.runs.probing import probe_run_id
+from mathprobe.store import open_store, run_lease
+from mathprobe.tasks.probe import probe_task
 
 
 def _probe_family(family: str, methods: list[str] | None, model: str, benchmark: str | None,

@@ -33,9 +33,9 @@ from prefect.deployments import run_deployment
 
 # flow runs end without waiting on a heartbeat
 from mathprobe.flows import _prefect_engine  # noqa: F401
-from mathprobe.tasks import registry
-from mathprobe.tasks.errors import MathprobeError
-from mathprobe.tasks.store.location import parse
+from mathprobe import registry
+from mathprobe.errors import MathprobeError
+from mathprobe.store.location import parse
 
 CHILD_DEPLOYMENT = "eval/full"
 # eval/full parameters a grid may set for every cell
@@ -59,7 +59,7 @@ def cells_of(models: list[str], benchmarks: list[str], settings: list[str] | Non
 
     if not models or not benchmarks:
         raise MathprobeError("a sweep needs at least one model and one benchmark")
-    from mathprobe.tasks.runs.preflight import check_run_id
+    from mathprobe.runs.preflight import check_run_id
 
     check_run_id(sweep_id, "sweep_id")          # it begins every cell's run id
     cells = []
@@ -160,8 +160,8 @@ def sweep_flow(models: list[str] | None = None, benchmarks: list[str] | None = N
 def publish_table(db: str, data_path: str | None, cells: list[Cell], states: dict[str, str],
                   sweep_id: str) -> None:
     """The sweep's table artifact: every cell's figures; then the cells compared."""
-    from mathprobe.tasks.reports.sweep import cell_rows
-    from mathprobe.tasks.store import open_store
+    from mathprobe.reports.sweep import cell_rows
+    from mathprobe.store import open_store
 
     rows = cell_rows(open_store(db, data_path),
                      [(c.run_id, c.benchmark, c.model, c.setting, states[c.run_id]) for c in cells])
@@ -176,8 +176,8 @@ def publish_comparison(db: str, data_path: str | None, cells: list[Cell], sweep_
     """The cells side by side (`mathprobe compare`): a Markdown artifact `<key>-compare`."""
     from prefect.artifacts import create_markdown_artifact
 
-    from mathprobe.tasks.reports import compare, markdown
-    from mathprobe.tasks.store import open_store
+    from mathprobe.reports import compare, markdown
+    from mathprobe.store import open_store
 
     store = open_store(db, data_path)
     ids = [r for (r,) in store.query("SELECT run_id FROM runs WHERE list_contains(?, run_id)",

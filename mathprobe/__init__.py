@@ -1,12 +1,12 @@
 """mathprobe: concept-wise math benchmark evaluation (WE-MATH, ConceptMath, CMMaTH).
 
-One import root. The checkout keeps its folders where the design puts them and they install
-under this name: `mathprobe.flows` (flows/, the Prefect flows), `mathprobe.tasks` (tasks/,
-everything the flows call), and the package data `mathprobe.sql` (sql/),
-`mathprobe.triton_models` (triton_models/) and `mathprobe.deploy` (deploy/). This folder holds
-the command line, `mathprobe.cli` (one module per command), and the warm runner with the local
-Prefect server it serves with, `mathprobe.warm`. Nothing else lands at the top of
-site-packages, so a user's own `tasks.py` or `flows/` never collides with ours.
+One import root, in a plain folder every tool follows. This folder holds the library
+(`benchmarks`, `backends`, `store`, `runs`, `reports`, `serving`, and the contract and registry
+they share), the command line (`cli`, one module per command) and the warm runner (`warm`).
+The design's other top-level folders are linked in: `mathprobe.flows` is flows/ (the Prefect
+flows), `mathprobe.tasks` is tasks/ (the Prefect tasks they call), and `mathprobe.sql`,
+`mathprobe.triton_models` and `mathprobe.deploy` are package data. Nothing else lands at the top
+of site-packages, so a user's own `tasks.py` or `flows/` never collides with ours.
 """
 from importlib.metadata import PackageNotFoundError, version
 

@@ -4,7 +4,7 @@ The loopback server (tests/support/fake_api.py, in its own process) answers afte
 seconds, and answers 429 with `Retry-After: --retry-after` at once to a request that arrives
 while K others are being answered, as a provider's concurrency cap does. The full WE-MATH
 run's 1740 requests (with their images, built as they are sent, as a run sends them) go through
-`tasks.runs.asking.respond` and the OpenAI SDK with the default retry policy, either
+`mathprobe.runs.asking.respond` and the OpenAI SDK with the default retry policy, either
   * at a fixed concurrency c (what `--concurrency c` did before: every request holds its slot,
     also while it waits out a Retry-After), for c in a sweep around K, or
   * under the adaptive window with no option set (the run's ceiling is the provider's cap,
@@ -26,7 +26,6 @@ import os
 import statistics
 import subprocess
 import sys
-import threading
 import time
 from concurrent.futures import Future
 from pathlib import Path
@@ -34,12 +33,12 @@ from pathlib import Path
 REPO = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(REPO))
 
-from mathprobe.tasks.backends import get_backend, provider_limit  # noqa: E402
-from mathprobe.tasks.benchmarks import wemath  # noqa: E402
-from mathprobe.tasks.registry import resolve_data_dir  # noqa: E402
-from mathprobe.tasks.runs.adaptive_limit import AdaptiveLimit  # noqa: E402
-from mathprobe.tasks.runs.asking import LazyRequests, respond  # noqa: E402
-from mathprobe.tasks.runs.progress import Activity  # noqa: E402
+from mathprobe.backends import get_backend, provider_limit  # noqa: E402
+from mathprobe.benchmarks import wemath  # noqa: E402
+from mathprobe.registry import resolve_data_dir  # noqa: E402
+from mathprobe.runs.adaptive_limit import AdaptiveLimit  # noqa: E402
+from mathprobe.runs.asking import LazyRequests, respond  # noqa: E402
+from mathprobe.runs.progress import Activity  # noqa: E402
 
 
 def load() -> str:

@@ -94,7 +94,7 @@ def cmmath_results(data_dir: Path, seed: int, judged: bool) -> list[dict]:
 def _seed_failures(store, run_id: str, item_ids: list[str], every: int) -> None:
     """Failed calls before the answers: every `every`-th item failed once first (history the
     current response must skip), and then the import answers it."""
-    from mathprobe.tasks.items import Completion
+    from mathprobe.items import Completion
 
     store.append_responses(run_id, [(i, f"h-{i}", Completion(
         text=None, status="infra_failed", error="HTTP 503: overloaded (gave up after 6 attempt(s))"))
@@ -103,8 +103,8 @@ def _seed_failures(store, run_id: str, item_ids: list[str], every: int) -> None:
 
 def seed_runs(store, data_dir: Path, tmp: Path) -> dict[str, list[str]]:
     """The seed runs, through the real import path and graders; returns run ids by kind."""
-    from mathprobe.tasks import registry, runs
-    from mathprobe.tasks.store import RunSpec
+    from mathprobe import registry, runs
+    from mathprobe.store import RunSpec
 
     seeds: dict[str, list[str]] = {"wemath": [], "conceptmath": [], "cmmath": [], "probe": []}
     wemath, conceptmath, cmmath = (registry.get(n) for n in ("wemath", "conceptmath", "cmmath"))
@@ -138,8 +138,8 @@ def seed_runs(store, data_dir: Path, tmp: Path) -> dict[str, list[str]]:
 
 def _seed_cascade(store, run_id: str) -> None:
     """A judge run over the answers the rules left undecided, and the cascade's verdicts."""
-    from mathprobe.tasks.items import Completion
-    from mathprobe.tasks.store import RunSpec
+    from mathprobe.items import Completion
+    from mathprobe.store import RunSpec
 
     undecided = store.query(
         "SELECT c.item_id, c.response_id FROM current_responses c LEFT JOIN verdicts v "
@@ -161,9 +161,9 @@ def _seed_cascade(store, run_id: str) -> None:
 def _seed_probes(store, bench, data_dir: Path) -> list[str]:
     """ConceptMath's three probe runs over every question: Rouge-L scores, MIN-K% token
     log-probabilities of each question (about 30 tokens), classification reciprocal ranks."""
-    from mathprobe.tasks.benchmarks.conceptmath._probes import SETTINGS
-    from mathprobe.tasks.items import Completion
-    from mathprobe.tasks.store import RunSpec
+    from mathprobe.benchmarks.conceptmath._probes import SETTINGS
+    from mathprobe.items import Completion
+    from mathprobe.store import RunSpec
 
     rng = random.Random(7)
     items = [it.item_id for it in bench.load(data_dir).items]
@@ -241,7 +241,7 @@ ORDER BY m.k, m.dst, p.item_id;
 
 
 def build(path: Path, data_dir: Path, scale: float = 1.0) -> None:
-    from mathprobe.tasks.store import Store, run_data
+    from mathprobe.store import Store, run_data
 
     copies = {k: max(1, round(v * scale)) for k, v in COPIES.items()}
     store = Store(path)
@@ -261,7 +261,7 @@ def build(path: Path, data_dir: Path, scale: float = 1.0) -> None:
                     con.execute(st, params or None)
         store.write(clone)
         # the copies were written in bulk SQL, past the store's writes: their id spans and
-        # stored figures, as the store keeps them for runs it writes (tasks/store/run_data.py)
+        # stored figures, as the store keeps them for runs it writes (mathprobe/store/run_data.py)
         store.write(run_data.refresh)
         store.con.execute("CHECKPOINT")
     finally:
@@ -270,7 +270,7 @@ def build(path: Path, data_dir: Path, scale: float = 1.0) -> None:
 
 def recipe(data_dir: Path, scale: float) -> str:
     h = hashlib.sha256(f"{RECIPE_VERSION}/{scale}/{data_dir}".encode())
-    for f in (Path(__file__), *(REPO / "tasks" / "benchmarks").rglob("*.py")):
+    for f in (Path(__file__), *(REPO / "mathprobe" / "benchmarks").rglob("*.py")):
         h.update(f.read_bytes())      # graders and loaders decide the seeds' verdicts
     return h.hexdigest()[:16]
 
@@ -306,7 +306,7 @@ def describe(path: Path) -> str:
 
 
 def main() -> None:
-    from mathprobe.tasks.registry import resolve_data_dir
+    from mathprobe.registry import resolve_data_dir
 
     ap = argparse.ArgumentParser()
     ap.add_argument("--scale", type=float, default=1.0)

@@ -1,6 +1,6 @@
 """Time from starting a `mathprobe` command with bad input to its `error:` line.
 
-Every check that needs no Prefect runs before a flow is imported (tasks/runs/preflight.py), so
+Every check that needs no Prefect runs before a flow is imported (mathprobe/runs/preflight.py), so
 a typo is reported in well under 2 s instead of after the 13-25 s Prefect start-up (and its
 tracebacks) it used to wait for. Each case runs as a user runs it: the installed `mathprobe`
 script in a fresh process, the API keys removed from the environment, no Prefect server

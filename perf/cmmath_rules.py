@@ -1,7 +1,7 @@
 """How much does CMMaTH's rule stage decide, and how often does it decide right?
 
 Measured on three kinds of answers with a reference verdict
-(tasks/benchmarks/cmmath/grading/rule_agreement.py):
+(mathprobe/benchmarks/cmmath/grading/rule_agreement.py):
 the human worked solutions of the published sample (a record's own solution must grade right,
 another record's must grade wrong); real model responses with GPT-4's verdicts (the authors'
 GradeGPT judgment sample in the data directory); and, with --authors-sample FILE, real model
@@ -25,10 +25,10 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from mathprobe.tasks.benchmarks import cmmath  # noqa: E402
-from mathprobe.tasks.benchmarks.cmmath.grading import (answer_values, judge_audit,  # noqa: E402
+from mathprobe.benchmarks import cmmath  # noqa: E402
+from mathprobe.benchmarks.cmmath.grading import (answer_values, judge_audit,  # noqa: E402
                                                        rule_agreement)
-from mathprobe.tasks.registry import resolve_data_dir  # noqa: E402
+from mathprobe.registry import resolve_data_dir  # noqa: E402
 
 ORIGINS = ("solutions", "gradegpt", "authors")
 TYPES = ("choice", "free_form")

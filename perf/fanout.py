@@ -38,9 +38,9 @@ os.environ.setdefault("PREFECT_LOGGING_LEVEL", "WARNING")
 import httpx  # noqa: E402
 import httpx2  # noqa: E402  (the HTTP client the OpenAI / Anthropic SDKs use)
 
-from mathprobe.tasks.benchmarks import wemath  # noqa: E402
-from mathprobe.tasks.backends.openai_chat import image_mime  # noqa: E402
-from mathprobe.tasks.registry import resolve_data_dir  # noqa: E402
+from mathprobe.benchmarks import wemath  # noqa: E402
+from mathprobe.backends.openai_chat import image_mime  # noqa: E402
+from mathprobe.registry import resolve_data_dir  # noqa: E402
 
 
 def request_bodies(data_dir: Path, model: str) -> list[bytes]:
@@ -79,8 +79,8 @@ def sdk_alone(data_dir: Path, concurrency: int, repeat: int, transport: str = "a
     transport="httpx2", on the SDK's default client."""
     import openai
 
-    from mathprobe.tasks import runs
-    from mathprobe.tasks.backends.openai_chat import OpenAIChat
+    from mathprobe import runs
+    from mathprobe.backends.openai_chat import OpenAIChat
 
     requests = [runs.build_request(wemath.benchmark, it, "openai:bench", "plain",
                                        dict(wemath.DEFAULT_PARAMS))
@@ -113,8 +113,8 @@ def flow(data_dir: Path, concurrency: int, repeat: int, before_each=lambda: None
     are measured interleaved, under the same load): (seconds end to end, seconds while asking,
     (responses stored, ok)). While asking = from a run's `start` event to its last answer."""
     from mathprobe.flows.eval import eval_flow
-    from mathprobe.tasks.runs import progress
-    from mathprobe.tasks.store import open_store
+    from mathprobe.runs import progress
+    from mathprobe.store import open_store
 
     asking: dict[str, list[float]] = {}
 

@@ -1,13 +1,13 @@
 """What a provider's Prefect global concurrency limit costs while asking.
 
 N requests (OpenAI SDK, loopback server answering after 50 ms, tests/support/fake_api.py) sent
-by `tasks.runs.asking.respond` from P processes' worth of callers at once, each wanting 8 in
+by `mathprobe.runs.asking.respond` from P processes' worth of callers at once, each wanting 8 in
 flight, under a global limit of 2 slots on a real Prefect server (a `prefect_test_harness`
 subprocess server), three ways:
   none       no global limit (the in-process caps alone; the limit is not respected)
   local-2    one asyncio semaphore of 2 shared by all callers: the floor for 2 in flight
   per-call   Prefect's `concurrency(name)` around every request (what mathprobe did before)
-  leased     `tasks.runs.limits.GlobalSlots`: slots leased per process and lent to requests
+  leased     `mathprobe.runs.limits.GlobalSlots`: slots leased per process and lent to requests
 It prints wall time, requests per second and the peak the server saw (the limit is 2).
 
     python perf/global_limit.py [--requests 60] [--processes 2] [--latency 0.05]
@@ -27,10 +27,10 @@ sys.path.insert(0, str(REPO))
 os.environ.setdefault("PREFECT_SERVER_ANALYTICS_ENABLED", "false")
 os.environ.setdefault("PREFECT_LOGGING_LEVEL", "WARNING")
 
-from mathprobe.tasks.backends import get_backend  # noqa: E402
-from mathprobe.tasks.items import Request  # noqa: E402
-from mathprobe.tasks.runs import limits, runtime  # noqa: E402
-from mathprobe.tasks.runs.asking import respond  # noqa: E402
+from mathprobe.backends import get_backend  # noqa: E402
+from mathprobe.items import Request  # noqa: E402
+from mathprobe.runs import limits, runtime  # noqa: E402
+from mathprobe.runs.asking import respond  # noqa: E402
 from tests.support.fake_api import FakeAPI  # noqa: E402
 
 NAME = "mathprobe-benchmark"

@@ -33,7 +33,7 @@ sys.path.insert(0, str(REPO))
 import duckdb  # noqa: E402
 import httpx  # noqa: E402
 
-from mathprobe.tasks.ports import free_port  # noqa: E402
+from mathprobe.ports import free_port  # noqa: E402
 from tests.support.fake_api import FakeAPI  # noqa: E402
 
 N_ITEMS = 1740

@@ -27,8 +27,8 @@ from pathlib import Path
 REPO = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(REPO))
 
-from mathprobe.tasks.items import Completion  # noqa: E402
-from mathprobe.tasks.ports import free_port  # noqa: E402
+from mathprobe.items import Completion  # noqa: E402
+from mathprobe.ports import free_port  # noqa: E402
 
 BATCH = 64
 VIEWS = ["wemath_item_verdicts", "wemath_problem_verdicts", "wemath_four_dimensional",
@@ -36,7 +36,7 @@ VIEWS = ["wemath_item_verdicts", "wemath_problem_verdicts", "wemath_four_dimensi
 
 
 def _writer(db: str, data_path: str | None, run_id: str, rows: int, ready, go, out) -> None:
-    from mathprobe.tasks.store import RunSpec, open_store
+    from mathprobe.store import RunSpec, open_store
 
     store = open_store(db, data_path)
     store.start_run(RunSpec(run_id, "bench", "baseline:random", "baseline", "plain", {}), rows)
@@ -68,7 +68,7 @@ def write_throughput(db: str, data_path: str | None, writers: int, rows: int) ->
         p.join()
         assert p.exitcode == 0, f"writer failed ({p.exitcode})"
     wall = time.perf_counter() - started
-    from mathprobe.tasks.store import open_store
+    from mathprobe.store import open_store
     store = open_store(db)
     (n, distinct), = store.query("SELECT count(*), count(DISTINCT (run_id, item_id)) FROM responses")
     store.close()
@@ -77,7 +77,7 @@ def write_throughput(db: str, data_path: str | None, writers: int, rows: int) ->
 
 
 def view_times(db: str, repeat: int) -> dict[str, float]:
-    from mathprobe.tasks.store import open_store
+    from mathprobe.store import open_store
 
     store = open_store(db)
     times: dict[str, list[float]] = {v: [] for v in VIEWS}
@@ -101,12 +101,12 @@ def main() -> None:
     ap.add_argument("--data-dir", default=None)
     args = ap.parse_args()
 
-    from mathprobe.tasks import runs
-    from mathprobe.tasks.benchmarks import wemath
-    from mathprobe.tasks.registry import resolve_data_dir
-    from mathprobe.tasks.store import open_store
-    from mathprobe.tasks.store.copy import copy_runs
-    from mathprobe.tasks.store.location import parse
+    from mathprobe import runs
+    from mathprobe.benchmarks import wemath
+    from mathprobe.registry import resolve_data_dir
+    from mathprobe.store import open_store
+    from mathprobe.store.copy import copy_runs
+    from mathprobe.store.location import parse
     from wemath_views import fake_results
 
     data_dir = resolve_data_dir(args.data_dir)

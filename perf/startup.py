@@ -23,7 +23,7 @@
 
 Each command's environment has no PREFECT_API_URL; the local server and the temporary ones
 use a Prefect home, state and cache folder of their own under a temporary folder (removed at
-the end): the very first command builds the store template (tasks/store/template.py), the
+the end): the very first command builds the store template (mathprobe/store/template.py), the
 medians are of commands that find it, as a user's commands after their first do.
 
     python perf/startup.py [--latency 0.05] [--concurrency 128] [--repeat 3]
@@ -48,7 +48,7 @@ REPO = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(REPO))
 
 from perf.fanout import sdk_alone  # noqa: E402
-from mathprobe.tasks.registry import resolve_data_dir  # noqa: E402
+from mathprobe.registry import resolve_data_dir  # noqa: E402
 from tests.support.fake_api import FakeAPI  # noqa: E402
 
 MATHPROBE = str(Path(sys.executable).with_name("mathprobe"))
@@ -124,7 +124,7 @@ PRIVATE: list[float] = []     # each warm command's own memory (PeakOfChildren.p
 
 def inspect_samples(data_dir: str, path: Path) -> None:
     """The WE-MATH run's prompts and images, for perf/inspect_wemath.py."""
-    from mathprobe.tasks.registry import get
+    from mathprobe.registry import get
 
     bench = get("wemath")
     with open(path, "w") as out:

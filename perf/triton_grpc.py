@@ -1,9 +1,9 @@
 """Requests/s and p50/p99 latency through Triton gRPC, against calling the same model in-process.
 
-A tiny randomly initialised image-text-to-text model (tasks/serving/tiny_model.py) is served by the real
-tritonserver on CPU (tasks/serving/triton_server.py); the same WE-MATH prompts with their images go
+A tiny randomly initialised image-text-to-text model (mathprobe/serving/tiny_model.py) is served by the real
+tritonserver on CPU (mathprobe/serving/triton_server.py); the same WE-MATH prompts with their images go
 through the `triton:` backend (gRPC, async, `--concurrency` in flight, dynamic batching on the
-server) and through tasks.serving.hf_runtime.HFModel.generate in this process (one at a time, the way a
+server) and through mathprobe.serving.hf_runtime.HFModel.generate in this process (one at a time, the way a
 simple in-process evaluator calls it). The difference is Triton's overhead (serialisation,
 gRPC, the python-backend stub) minus what dynamic batching wins back.
 
@@ -22,7 +22,6 @@ from __future__ import annotations
 import argparse
 import asyncio
 import statistics
-import sys
 import tempfile
 import time
 from pathlib import Path
@@ -30,11 +29,11 @@ from pathlib import Path
 
 import json  # noqa: E402
 
-from mathprobe.tasks.backends.triton_grpc import TritonGenerate  # noqa: E402
-from mathprobe.tasks.serving import tiny_model  # noqa: E402
-from mathprobe.tasks.serving.hf_runtime import HFModel  # noqa: E402
-from mathprobe.tasks.items import Request  # noqa: E402
-from mathprobe.tasks.serving.triton_server import TritonServer  # noqa: E402
+from mathprobe.backends.triton_grpc import TritonGenerate  # noqa: E402
+from mathprobe.serving import tiny_model  # noqa: E402
+from mathprobe.serving.hf_runtime import HFModel  # noqa: E402
+from mathprobe.items import Request  # noqa: E402
+from mathprobe.serving.triton_server import TritonServer  # noqa: E402
 
 
 def pct(values: list[float], q: float) -> float:
@@ -70,8 +69,8 @@ async def through_triton(url: str, requests: list[Request], concurrency: int):
 
 def wemath_requests(data_dir: str | None, n: int, max_new_tokens: int) -> list[Request]:
     """The first `n` WE-MATH questions with their images, as the `triton:` backend sends them."""
-    from mathprobe.tasks.benchmarks import wemath
-    from mathprobe.tasks.registry import resolve_data_dir
+    from mathprobe.benchmarks import wemath
+    from mathprobe.registry import resolve_data_dir
 
     items = wemath.load(resolve_data_dir(data_dir)).items[:n]
     return [Request(item_id=it.item_id, model="triton:lmm_generate", prompt=wemath.build_prompt(it),

@@ -13,7 +13,7 @@ slowest of a few runs of its benchmark, twice: with every row fetched into Pytho
 computed whole inside DuckDB (`in duckdb`: every column of every row, hashed; what `compare`
 and the reports pay, which read such views into a table or numpy).
 
-WE-MATH's figure views read rows stored per run when the run finished (tasks/store/run_data.py;
+WE-MATH's figure views read rows stored per run when the run finished (mathprobe/store/run_data.py;
 the cached store is built as the store's writes would leave it) and compute only runs whose
 data changed since. They are timed both ways: as stored, and live (a copy of the store with no
 stored figure: a run in progress, or a store whose SQL or data just changed), per run and for
@@ -152,8 +152,8 @@ def whole_views(db: Path, names: list[str], repeat: int, fetch: bool = True) -> 
 def report_per_run(db: Path, repeat: int) -> dict[str, float]:
     """Median seconds of `reports.build` for a run of each benchmark (what `mathprobe report`
     computes, on a read-only open of the store)."""
-    from mathprobe.tasks import reports
-    from mathprobe.tasks.store import close_all, open_store
+    from mathprobe import reports
+    from mathprobe.store import close_all, open_store
 
     store = open_store(db, read_only=True)
     try:
@@ -253,8 +253,8 @@ def apply_ref_sql(db: Path | None, ref: str) -> list[str]:
     """Apply the SQL files of git `ref` (the same files this checkout applies, their stored
     figures written out) to `db` (None: a new empty database); returns the views `ref`
     defines."""
-    from mathprobe.tasks.store.sql import sql_files
-    from mathprobe.tasks.store.stored_sql import expand
+    from mathprobe.store.sql import sql_files
+    from mathprobe.store.stored_sql import expand
 
     con = duckdb.connect(str(db) if db else ":memory:")
     try:
@@ -306,8 +306,8 @@ def compare_with(db: Path, live: Path, ref: str, repeat: int
 
 
 def main() -> None:
-    from mathprobe.tasks.registry import resolve_data_dir
-    from mathprobe.tasks.store import Store
+    from mathprobe.registry import resolve_data_dir
+    from mathprobe.store import Store
 
     ap = argparse.ArgumentParser()
     ap.add_argument("--scale", type=float, default=1.0)

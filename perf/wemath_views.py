@@ -20,10 +20,10 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from mathprobe.tasks import runs  # noqa: E402
-from mathprobe.tasks.benchmarks import wemath  # noqa: E402
-from mathprobe.tasks.registry import resolve_data_dir  # noqa: E402
-from mathprobe.tasks.store import Store  # noqa: E402
+from mathprobe import runs  # noqa: E402
+from mathprobe.benchmarks import wemath  # noqa: E402
+from mathprobe.registry import resolve_data_dir  # noqa: E402
+from mathprobe.store import Store  # noqa: E402
 
 VIEWS = ["wemath_four_dimensional", "wemath_step_accuracy", "wemath_category_accuracy",
          "wemath_concept_accuracy", "item_verdicts"]

@@ -108,7 +108,7 @@ CREATE TABLE IF NOT EXISTS probe_scores (
 );
 
 -- Per run: the span of its response ids and a data version, both kept by the store's writes
--- (tasks/store/run_data.py) in the transaction that changes the run. The views join the span in,
+-- (mathprobe/store/run_data.py) in the transaction that changes the run. The views join the span in,
 -- so a question about one run reads only the row groups holding its responses (response ids
 -- are a BIGINT zonemap a filter can prune; run_id strings with long common prefixes are not).
 -- The figures stored per run (tables *_stored, e.g. wemath_step_accuracy_stored) count only
@@ -121,7 +121,7 @@ CREATE TABLE IF NOT EXISTS run_data (
     figures_version    BIGINT              -- the version its stored figures were computed at
 );
 
--- The run card (tasks/runs/card.py): what only the run itself knew, recorded when it ran -- the
+-- The run card (mathprobe/runs/card.py): what only the run itself knew, recorded when it ran -- the
 -- mathprobe version, the data files and their hashes, the prompts' hash, seeds, concurrency,
 -- the imported file -- beside what the store can always tell (counts, tokens, cost, graders),
 -- which `mathprobe card` reads live. NULL for runs made before run cards.

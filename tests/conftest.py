@@ -41,10 +41,10 @@ def prefect_harness():
 
 
 def _start_triton():
-    """The tiny model, built offline (tasks/serving/tiny_model.py), and one real tritonserver
+    """The tiny model, built offline (mathprobe/serving/tiny_model.py), and one real tritonserver
     (CPU) serving it; in a folder of its own under /tmp (the job starts before any fixture)."""
-    from mathprobe.tasks.serving import tiny_model
-    from mathprobe.tasks.serving.triton_server import TritonServer
+    from mathprobe.serving import tiny_model
+    from mathprobe.serving.triton_server import TritonServer
 
     folder = Path(tempfile.mkdtemp(prefix="mathprobe-triton-"))
     model = tiny_model.build(folder / "vlm", kind="vlm")
@@ -55,7 +55,7 @@ def _start_doomed():
     """A second tritonserver on the same model, for the one test that kills a server mid-run
     (~10 s to start: begun in the background once the session's server is up). It loads only
     the model that test asks (each model is a Python stub importing torch: ~5 s of CPU)."""
-    from mathprobe.tasks.serving.triton_server import TritonServer
+    from mathprobe.serving.triton_server import TritonServer
 
     model = early.result("triton")[0]
     return TritonServer(model, models=("lmm_generate",),
@@ -129,7 +129,7 @@ def doomed_triton(triton_made):
 
 @pytest.fixture(scope="session")
 def tiny_vlm(triton_made) -> Path:
-    """A tiny random image-text-to-text model, built offline (tasks/serving/tiny_model.py)."""
+    """A tiny random image-text-to-text model, built offline (mathprobe/serving/tiny_model.py)."""
     return triton_made[0]
 
 

@@ -4,8 +4,8 @@ import json
 
 import pytest
 
-from mathprobe.tasks.errors import DataError
-from mathprobe.tasks.files import read_json, read_jsonl, read_records
+from mathprobe.errors import DataError
+from mathprobe.files import read_json, read_jsonl, read_records
 
 
 def corrupt(text: str, marker: str) -> bytes:

@@ -17,7 +17,7 @@ from pathlib import Path
 import duckdb
 import pytest
 
-from mathprobe.tasks.ports import free_port
+from mathprobe.ports import free_port
 from tests.conftest import REPO, shared_data_dir
 
 HEAVY = ("torch", "transformers", "nvidia-pytriton", "tritonclient")
@@ -95,18 +95,18 @@ def test_the_wheel_holds_one_import_root_and_its_data(installed):
     for data in ("mathprobe/sql/schema.sql", "mathprobe/sql/wemath/20_views.sql",
                  "mathprobe/triton_models/lmm_generate/config.pbtxt",
                  "mathprobe/triton_models/lmm_generate/1/model.py",
-                 "mathprobe/tasks/reports/templates/report.html.j2",
-                 "mathprobe/tasks/backends/prices.toml", "mathprobe/deploy/prefect.yaml",
+                 "mathprobe/reports/templates/report.html.j2",
+                 "mathprobe/backends/prices.toml", "mathprobe/deploy/prefect.yaml",
                  "mathprobe/deploy/local.sh"):
         assert data in names, data
     # every SQL file of the checkout ships (the store applies them all)
     assert {n for n in names if n.endswith(".sql")} == {
         f"mathprobe/{p.relative_to(REPO)}" for p in (REPO / "sql").rglob("*.sql")}
     with tarfile.open(installed.sdist) as sdist:
-        assert any(n.endswith("/setup.py") for n in sdist.getnames())
+        assert any(n.endswith("/mathprobe/flows/eval.py") for n in sdist.getnames())
     # installed, the package is found under site-packages, not in this checkout
     where = installed.run(str(installed.venv / "bin" / "python"), "-c",
-                          "import mathprobe.tasks.paths as p; print(p.SQL_DIR)")
+                          "import mathprobe.paths as p; print(p.SQL_DIR)")
     assert where.returncode == 0, where.stderr
     assert str(installed.venv) in where.stdout and str(REPO) not in where.stdout
 

@@ -20,10 +20,10 @@ from pathlib import Path
 import duckdb
 import pytest
 
-from mathprobe.tasks import registry
-from mathprobe.tasks.backends import provider_limit, registry as backends
-from mathprobe.tasks.errors import MathprobeError
-from mathprobe.tasks.runs import preflight
+from mathprobe import registry
+from mathprobe.backends import provider_limit, registry as backends
+from mathprobe.errors import MathprobeError
+from mathprobe.runs import preflight
 from tests.conftest import REPO
 from tests.support.cli import cli_env, mathprobe
 
@@ -146,7 +146,7 @@ def test_a_command_line_run_stores_and_grades_its_answers(site, tmp_path):
 
 
 def test_the_core_was_not_changed_for_it(site):
-    core = [p for d in ("tasks", "flows", "sql") for p in (REPO / d).rglob("*")
+    core = [p for d in ("mathprobe", "tasks", "flows", "sql") for p in (REPO / d).rglob("*")
             if p.suffix in (".py", ".sql", ".toml")]
     assert core and not [p for p in core if "abacus" in p.read_text().lower()]
     assert "abacus" not in (REPO / "pyproject.toml").read_text()

@@ -1,7 +1,7 @@
 """A fourth benchmark added by one package plus one SQL file and nothing else.
 
 tests/plugins/arith is a separate distribution (`mathprobe-arith`): its own tiny data, prompts,
-grader, views and its figures declared once (`FIGURES`, tasks.figures). It is installed here with
+grader, views and its figures declared once (`FIGURES`, mathprobe.figures). It is installed here with
 pip, found through the `mathprobe.benchmarks` entry point, and evaluated end to end through the
 `eval` flow, `report` (in another process) and its view; every output shows its declared figures
 (the terminal report, `report --json`, `compare --json`, the eval flow's Markdown artifact, the
@@ -20,8 +20,8 @@ from pathlib import Path
 import duckdb
 import pytest
 
-from mathprobe.tasks import registry
-from mathprobe.tasks.store import close_all
+from mathprobe import registry
+from mathprobe.store import close_all
 from tests.conftest import REPO
 
 PLUGIN = REPO / "tests" / "plugins" / "arith"
@@ -77,7 +77,7 @@ def test_the_plugin_is_registered_from_its_own_distribution(arith):
     (ep,) = [e for e in entry_points(group=registry.GROUP) if e.name == "arith"]
     assert ep.dist.name == "mathprobe-arith"
     # its SQL file is applied after the core layer, by the store, like a built-in benchmark's
-    from mathprobe.tasks.store.sql import core_files, sql_files
+    from mathprobe.store.sql import core_files, sql_files
     files = sql_files()
     assert files[:len(core_files())] == core_files()
     assert Path(arith) in files[len(core_files())].parents
@@ -123,12 +123,12 @@ def test_evaluated_end_to_end_through_the_flow_the_report_and_its_view(arith, ar
 
 
 def test_the_core_was_not_changed_for_it(arith):
-    """By construction: the benchmark lives outside tasks/, flows/ and sql/, and nothing there
+    """By construction: the benchmark lives outside mathprobe/, tasks/, flows/ and sql/, and nothing there
     names it."""
-    core = [p for d in ("tasks", "flows", "sql") for p in (REPO / d).rglob("*")
+    core = [p for d in ("mathprobe", "tasks", "flows", "sql") for p in (REPO / d).rglob("*")
             if p.suffix in (".py", ".sql", ".toml")]
     assert core and not [p for p in core if "arith" in p.read_text().lower()]
-    assert not (REPO / "tasks" / "benchmarks" / "arith").exists()
+    assert not (REPO / "mathprobe" / "benchmarks" / "arith").exists()
     assert "arith" not in (REPO / "pyproject.toml").read_text()
 
 
@@ -163,8 +163,8 @@ def test_every_output_draws_its_one_declaration(arith, arith_data, tmp_path, db)
 
     from mathprobe.flows.artifacts import artifact_key
     from mathprobe.flows.eval import eval_flow
-    from mathprobe.tasks.reports import compare, compare_render, html, plots, summary
-    from mathprobe.tasks.store import open_store
+    from mathprobe.reports import compare, compare_render, html, plots, summary
+    from mathprobe.store import open_store
     from mathprobe_arith import Arith
 
     assert "comparison" not in vars(Arith)                          # nothing but FIGURES

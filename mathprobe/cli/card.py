@@ -23,8 +23,8 @@ def card(
     """A run's card: what it takes to reproduce its figures (versions, data files and hashes,
     setting and prompts hash, model and what the server said it was, generation settings,
     graders and judges, seeds, concurrency, start and end, tokens, cost, counts by status)."""
-    from mathprobe.tasks.reports import card as run_card
-    from mathprobe.tasks.runs import preflight
+    from mathprobe.reports import card as run_card
+    from mathprobe.runs import preflight
 
     if out is not None:
         preflight.output_file("--out", out, reads(db))
@@ -39,7 +39,7 @@ def card(
 
 def card_text(card: dict, as_json: bool) -> str:
     """The card as JSON or Markdown, as printed and as written to a file."""
-    from mathprobe.tasks.reports import card as run_card
+    from mathprobe.reports import card as run_card
 
     return (json.dumps(card, indent=2, ensure_ascii=False, default=str) if as_json
             else run_card.markdown(card)) + "\n"

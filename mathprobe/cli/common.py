@@ -16,8 +16,8 @@ from rich.console import Console
 from rich.text import Text
 
 from mathprobe.cli.exits import quiet_user_error_tracebacks
-from mathprobe.tasks.backends import registry as backends
-from mathprobe.tasks.errors import MathprobeError
+from mathprobe.backends import registry as backends
+from mathprobe.errors import MathprobeError
 from mathprobe.warm import server
 
 err = Console(stderr=True)
@@ -26,7 +26,7 @@ DEBUG = threading.Event()      # --debug: show tracebacks of user errors
 
 def _choices() -> tuple[str, str]:
     """The benchmarks and their settings, for --help (a broken plug-in must not break it)."""
-    from mathprobe.tasks import registry
+    from mathprobe import registry
 
     try:
         benches = registry.all_benchmarks()
@@ -75,7 +75,7 @@ def invocation() -> str:
 
 def existing(db: str):
     """The location of a store that must already exist (commands that only read)."""
-    from mathprobe.tasks.store.location import parse
+    from mathprobe.store.location import parse
 
     loc = parse(db)
     if not loc.exists():
@@ -84,12 +84,12 @@ def existing(db: str):
 
 
 def reads(db: str, data_dir: Path | None = None, *files: Path | None) -> list:
-    """What a command reads and so must never write (tasks/store/owned_paths.py): the store's
+    """What a command reads and so must never write (mathprobe/store/owned_paths.py): the store's
     files, the benchmark data folder (when there is one) and any input `files`."""
     import os
 
-    from mathprobe.tasks.store.location import parse
-    from mathprobe.tasks.store.owned_paths import input_paths, store_paths
+    from mathprobe.store.location import parse
+    from mathprobe.store.owned_paths import input_paths, store_paths
 
     folder = data_dir or os.environ.get("MATHPROBE_DATA_DIR")
     return (store_paths(parse(db)) + input_paths(folder, what="the benchmark data folder")
@@ -99,7 +99,7 @@ def reads(db: str, data_dir: Path | None = None, *files: Path | None) -> list:
 def open_existing(db: str):
     """An existing store, opened read-only: showing results writes nothing (a read-only mount
     or a full disk is fine)."""
-    from mathprobe.tasks.store import open_store
+    from mathprobe.store import open_store
 
     existing(db)
     return open_store(db, read_only=True)
@@ -161,7 +161,7 @@ def progress_bar():
     from rich.progress import (BarColumn, MofNCompleteColumn, Progress, ProgressColumn,
                                TextColumn, TimeElapsedColumn, TimeRemainingColumn)
 
-    from mathprobe.tasks.runs import progress as events
+    from mathprobe.runs import progress as events
 
     class Activity(ProgressColumn):
         def render(self, task) -> Text:
@@ -201,5 +201,5 @@ def emit(report: dict, as_json: bool) -> None:
     if as_json:
         sys.stdout.write(json.dumps(report, indent=2, default=str) + "\n")
     else:
-        from mathprobe.tasks.reports import print_report
+        from mathprobe.reports import print_report
         print_report(report)

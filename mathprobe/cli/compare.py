@@ -34,10 +34,10 @@ def compare(
 ) -> None:
     """The papers' multi-model tables from stored runs: every figure with its 95% bootstrap
     interval and n, and each run against the first with a paired test."""
-    from mathprobe.tasks.reports import compare_render
-    from mathprobe.tasks.reports.compare import compare as compare_runs
+    from mathprobe.reports import compare_render
+    from mathprobe.reports.compare import compare as compare_runs
 
-    from mathprobe.tasks.runs import preflight
+    from mathprobe.runs import preflight
 
     preflight.check_counts(resamples=resamples, seed=seed)
     for flag, path in (("--csv", csv_file), ("--parquet", parquet_file)):

@@ -17,8 +17,8 @@ def demo(
 ) -> None:
     """The main job on embedded defaults: each benchmark's demo run (the chance baseline on all
     of WE-MATH testmini), printed as the paper's tables."""
-    from mathprobe.tasks import registry
-    from mathprobe.tasks.runs import preflight
+    from mathprobe import registry
+    from mathprobe.runs import preflight
 
     if db == DEMO_DB:                          # the demo's own folder; a --db given must exist
         Path(DEMO_DB).parent.mkdir(exist_ok=True)

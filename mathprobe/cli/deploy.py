@@ -11,7 +11,7 @@ from typing import Annotated, Optional
 
 import typer
 
-from mathprobe.tasks.paths import DEPLOY
+from mathprobe.paths import DEPLOY
 
 app = typer.Typer(help="A Prefect server, work pool, provider limits, the deployments "
                   "eval/full and eval/sweep, and workers, on this machine (deploy/local.sh).",

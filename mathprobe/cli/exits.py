@@ -1,12 +1,12 @@
-"""How a command ends: its exit status (tasks.errors.Exit, documented here for --help; a run
-report's status is tasks.errors.run_exit_code), a user error's traceback kept off the console,
+"""How a command ends: its exit status (mathprobe.errors.Exit, documented here for --help; a run
+report's status is mathprobe.errors.run_exit_code), a user error's traceback kept off the console,
 and the frames of a reported error released."""
 from __future__ import annotations
 
 import logging
 import traceback
 
-from mathprobe.tasks.errors import MathprobeError
+from mathprobe.errors import MathprobeError
 
 EXIT_CODES = """Exit status: 0 completed; 1 internal error (a bug: traceback printed); 2 user
 error (bad argument, data, key or file: one 'error:' line, nothing asked); 3 incomplete (calls

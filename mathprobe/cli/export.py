@@ -20,7 +20,7 @@ import typer
 
 from mathprobe.cli.card import card_text
 from mathprobe.cli.common import DataDir, err, open_existing, reads
-from mathprobe.tasks.errors import MathprobeError
+from mathprobe.errors import MathprobeError
 
 MANIFEST = "mathprobe-export.json"
 
@@ -41,10 +41,10 @@ def export(
 ) -> None:
     """Write a run's results in another tool's format, with the run's card (JSON and Markdown)
     beside them."""
-    from mathprobe.tasks import registry
-    from mathprobe.tasks.reports import card as run_card
-    from mathprobe.tasks.reports.summary import find_run
-    from mathprobe.tasks.runs import preflight
+    from mathprobe import registry
+    from mathprobe.reports import card as run_card
+    from mathprobe.reports.summary import find_run
+    from mathprobe.runs import preflight
 
     owned = reads(db, data_dir)
     preflight.output_dir("--out", out, owned)

@@ -8,7 +8,7 @@ from typing import Annotated
 import typer
 
 from mathprobe.cli.common import Benchmark, DataDir, DataPath, Db, RunId, err
-from mathprobe.tasks.errors import MathprobeError
+from mathprobe.errors import MathprobeError
 
 
 def import_(
@@ -27,9 +27,9 @@ def import_(
     """Load responses produced elsewhere, grade them, and fill every view. Rows that cannot be
     imported are counted and listed; problems the local data lacks are taken from the file
     where it defines them (CMMaTH authors' records)."""
-    from mathprobe.tasks import registry
-    from mathprobe.tasks.runs import import_results, preflight
-    from mathprobe.tasks.store import open_store
+    from mathprobe import registry
+    from mathprobe.runs import import_results, preflight
+    from mathprobe.store import open_store
 
     preflight.check_run_id(run_id)
     bench = preflight.benchmark(benchmark)

@@ -12,7 +12,7 @@ from rich.console import Console
 from rich.text import Text
 
 from mathprobe.cli.common import DataDir, Db, err
-from mathprobe.tasks.errors import Exit, MathprobeError
+from mathprobe.errors import Exit, MathprobeError
 
 JudgeOption = Annotated[str, typer.Option(
     "--judge", help="BACKEND:NAME of the judge (openai:MODEL, anthropic:MODEL, triton:MODEL; an "
@@ -43,10 +43,10 @@ def judge(
     official regex finds no letter in) go to the judge, every call cached by content (nothing
     is asked twice, nothing is asked of the evaluated model); writes graders judge:<judge> and
     cascade:<judge>, and prints what the judge decided, failed on and cost."""
-    from mathprobe.tasks import registry
-    from mathprobe.tasks.reports.summary import find_run
-    from mathprobe.tasks.runs import check_backend, grade_run, judging, preflight
-    from mathprobe.tasks.store import open_store
+    from mathprobe import registry
+    from mathprobe.reports.summary import find_run
+    from mathprobe.runs import check_backend, grade_run, judging, preflight
+    from mathprobe.store import open_store
 
     preflight.check_counts(concurrency=concurrency, request_timeout=request_timeout)
     if repeat < 1:
@@ -69,12 +69,12 @@ def judge(
                                    concurrency=concurrency, timeout_s=request_timeout,
                                    triton_url=triton_url)
         if result.get("write_failed"):
-            from mathprobe.tasks.runs.asking import check_writes
+            from mathprobe.runs.asking import check_writes
             check_writes(store)
         results.append({"judge": spec, **result, **_costs(store, judging.judge_run_id(run_id, spec))})
     repeats = []
     if repeat > 1:
-        from mathprobe.tasks.reports.graders import agreement
+        from mathprobe.reports.graders import agreement
 
         first = f"judge:{results[0]['judge']}"
         repeats = [{"grader_a": first, "grader_b": f"judge:{r['judge']}",
@@ -93,7 +93,7 @@ def judge(
 def _costs(store, jrun: str) -> dict[str, Any]:
     row = store.query_dicts("SELECT n_ok, n_judge_failed, n_infra_failed, input_tokens, "
                             "output_tokens, cost_usd FROM run_summary WHERE run_id = ?", [jrun])[0]
-    from mathprobe.tasks.backends import prices
+    from mathprobe.backends import prices
 
     model = store.query("SELECT model FROM runs WHERE run_id = ?", [jrun])[0][0]
     return {"judge_run": jrun, "input_tokens": row["input_tokens"],

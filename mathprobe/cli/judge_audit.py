@@ -15,7 +15,7 @@ from rich.text import Text
 
 from mathprobe.cli.common import DataDir, Db
 from mathprobe.cli.judge import Repeat
-from mathprobe.tasks.errors import MathprobeError
+from mathprobe.errors import MathprobeError
 
 
 def judge_audit(
@@ -46,7 +46,7 @@ def judge_audit(
     grader_agreement, grader_disagreements); without, a benchmark's graders against reference
     verdicts (CMMaTH: GPT-4's on the GradeGPT judgment sample: the rule stage, and with --judge
     a judge backend and the cascade; view judge_agreement)."""
-    from mathprobe.tasks.runs import preflight
+    from mathprobe.runs import preflight
 
     preflight.check_counts(limit=limit, concurrency=concurrency)
     if run_id is not None:
@@ -60,9 +60,9 @@ def judge_audit(
 
 def _audit_sample(db, data_dir, judge_spec, repeat, audit_id, concurrency, limit, benchmark,
                   as_json) -> None:
-    from mathprobe.tasks import registry
-    from mathprobe.tasks.runs import judging, preflight
-    from mathprobe.tasks.store import open_store
+    from mathprobe import registry
+    from mathprobe.runs import judging, preflight
+    from mathprobe.store import open_store
 
     bench = registry.with_judge_audit(preflight.benchmark(benchmark).name if benchmark else None)
     if judge_spec is not None:
@@ -101,11 +101,11 @@ def audit_run(db: str, run_id: str, graders: str | None, judge_spec: str | None,
               show: int, data_dir, concurrency: int, as_json: bool) -> None:
     """Two graders of a stored run against each other; with --judge and --repeat N, the judge
     asked N times (judging the run as `mathprobe judge` does), each asking against the first."""
-    from mathprobe.tasks import registry
-    from mathprobe.tasks.reports import graders as grading
-    from mathprobe.tasks.reports.summary import default_grader, find_run
-    from mathprobe.tasks.runs import check_backend, judging, preflight
-    from mathprobe.tasks.store import open_store
+    from mathprobe import registry
+    from mathprobe.reports import graders as grading
+    from mathprobe.reports.summary import default_grader, find_run
+    from mathprobe.runs import check_backend, judging, preflight
+    from mathprobe.store import open_store
 
     preflight.store_path(db)
     store = open_store(db)

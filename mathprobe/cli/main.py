@@ -2,10 +2,10 @@
 this package), and the entry point that ends every command as documented.
 
 Everything that can be checked without Prefect (arguments, benchmark, setting, model, API key,
-data files, the store file) is checked before a flow module is imported (`tasks.runs.preflight`):
+data files, the store file) is checked before a flow module is imported (`mathprobe.runs.preflight`):
 starting Prefect takes 10-20 s, a typo must not wait for it. A user error ends the command with
 one `error:` line (a traceback only with --debug) and a documented exit status
-(`tasks.errors.Exit`).
+(`mathprobe.errors.Exit`).
 What the commands share (option types, console, lazy flow import, progress bar) is in
 mathprobe.cli.common.
 """
@@ -25,7 +25,7 @@ from mathprobe.cli import (card, compare, demo, deploy, export, import_, judge, 
                            probes, report, run, server, sql, store, triton)
 from mathprobe.cli.common import DEBUG, err
 from mathprobe.cli.exits import EXIT_CODES, release_frames
-from mathprobe.tasks.errors import Exit, MathprobeError
+from mathprobe.errors import Exit, MathprobeError
 
 # The ephemeral Prefect server's telemetry heartbeat races its own SQLite file and logs a
 # spurious "database is locked" traceback on every local run; nothing here needs telemetry.
@@ -91,7 +91,7 @@ def main(argv: list[str] | None = None) -> None:
     # its answers kept); by default SIGHUP killed it on the spot, its run left `running`
     if threading.current_thread() is threading.main_thread():
         signal.signal(signal.SIGHUP, _as_sigterm)
-    from mathprobe.tasks.store.duckdb_store import pandas_hidden
+    from mathprobe.store.duckdb_store import pandas_hidden
 
     try:
         with pandas_hidden():

@@ -12,7 +12,7 @@ from rich.text import Text
 
 from mathprobe.cli.common import (BENCHMARKS_HELP, MODELS_HELP, Concurrency, DataDir, Db, err,
                                   load_flow, progress_bar)
-from mathprobe.tasks.errors import Exit
+from mathprobe.errors import Exit
 
 
 ProbeModel = Annotated[str, typer.Option("--model", help=MODELS_HELP + ".")]
@@ -71,7 +71,7 @@ def classify(
 def _run_probe(family: str, methods: list[str] | None, as_json: bool, **params) -> None:
     """Check the probe's arguments (before Prefect), run its flow (`<family>_flow` in
     flows/probes.py) with a progress bar, and print what it found."""
-    from mathprobe.tasks.runs import preflight
+    from mathprobe.runs import preflight
 
     preflight.check_probe(family=family, benchmark=params["benchmark"], methods=methods,
                           model=params["model"], run_id=params["run_id"], db=params["db"],
@@ -90,7 +90,7 @@ def _emit_probe(out: dict, as_json: bool) -> None:
     a probe run has calls that failed for good."""
     from rich.table import Table
 
-    from mathprobe.tasks.reports.summary import failure_lines
+    from mathprobe.reports.summary import failure_lines
 
     if as_json:
         sys.stdout.write(json.dumps(out, indent=2, default=str) + "\n")

@@ -9,7 +9,7 @@ import typer
 from rich.text import Text
 
 from mathprobe.cli.common import DataDir, Db, emit, err, existing, open_existing, reads
-from mathprobe.tasks.errors import MathprobeError
+from mathprobe.errors import MathprobeError
 
 
 def report(
@@ -29,7 +29,7 @@ def report(
 ) -> None:
     """Print the paper-style tables of a stored run, or write the HTML report of one run or
     several (--html FILE [--runs A,B,...])."""
-    from mathprobe.tasks import reports
+    from mathprobe import reports
 
     existing(db)
     if html is not None:
@@ -49,7 +49,7 @@ def report(
 def write_html(db: str, run_id: str | None, runs: str | None, html: Path, *,
                grader: str | None, figures: Path | None, data_dir: Path | None) -> None:
     """`report --html`: the report of --run-id or of --runs A,B,... (the first the baseline)."""
-    from mathprobe.tasks.runs import preflight
+    from mathprobe.runs import preflight
 
     owned = reads(db, data_dir)
     preflight.output_file("--html", html, owned)          # before any work, not after it
@@ -60,12 +60,12 @@ def write_html(db: str, run_id: str | None, runs: str | None, html: Path, *,
         raise MathprobeError("--html needs --run-id ID or --runs A,B,...")
     store = open_existing(db)
     if grader is not None:           # the runs and the grader, before matplotlib is imported
-        from mathprobe.tasks.reports.summary import check_grader, find_run
+        from mathprobe.reports.summary import check_grader, find_run
 
         found = {r: find_run(store, r) for r in dict.fromkeys(ids)}
         check_grader(store, {r: (f["benchmark"], f["setting"]) for r, f in found.items()},
                      grader)
-    from mathprobe.tasks.reports import html as html_report
+    from mathprobe.reports import html as html_report
 
     try:
         info = html_report.write(store, list(dict.fromkeys(ids)), html, grader=grader,

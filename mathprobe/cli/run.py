@@ -1,5 +1,5 @@
 """`mathprobe run`: the `eval` flow run here, its report printed. Everything that can be checked
-without Prefect is checked first (`tasks.runs.preflight`), and a run with nothing left to do
+without Prefect is checked first (`mathprobe.runs.preflight`), and a run with nothing left to do
 prints its stored report without starting Prefect at all."""
 from __future__ import annotations
 
@@ -11,7 +11,7 @@ from rich.text import Text
 from mathprobe.cli.common import (MODELS_HELP, SETTINGS_HELP, Benchmark, Concurrency, DataDir,
                                   DataPath, Db, RunId, emit, err, importing, load_flow,
                                   progress_bar)
-from mathprobe.tasks.errors import run_exit_code
+from mathprobe.errors import run_exit_code
 
 
 def run(
@@ -45,7 +45,7 @@ def run(
     data_path: DataPath = None,
 ) -> None:
     """Run the `eval` flow locally and print the report. The same --run-id resumes."""
-    from mathprobe.tasks.runs import preflight
+    from mathprobe.runs import preflight
 
     plan = preflight.check_eval(benchmark=benchmark, model=model, setting=setting,
                                 run_id=run_id, db=db, data_dir=data_dir, limit=limit,
@@ -56,7 +56,7 @@ def run(
     if stored is not None:                 # nothing left to do: no Prefect at all
         emit(stored, as_json)
         raise typer.Exit(run_exit_code(stored))
-    from mathprobe.tasks.backends import MODULES, parse_spec
+    from mathprobe.backends import MODULES, parse_spec
 
     eval_flow = load_flow("eval", "eval_flow")
     with importing(MODULES[parse_spec(model)[0]]), progress_bar():
@@ -73,9 +73,9 @@ def run(
 
 def _stored_report(db: str, plan, limit: int | None, retry_failed: bool,
                    judge: str | None, data_path: str | None) -> dict | None:
-    """The stored report of a run with nothing left to do (`tasks.runs.finished`), or None."""
-    from mathprobe.tasks import reports
-    from mathprobe.tasks.runs.finished import finished
+    """The stored report of a run with nothing left to do (`mathprobe.runs.finished`), or None."""
+    from mathprobe import reports
+    from mathprobe.runs.finished import finished
 
     store = finished(db, plan.bench, plan.data_dir, plan.run_id, limit, retry_failed, judge,
                      data_path)

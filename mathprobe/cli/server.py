@@ -7,7 +7,7 @@ from typing import Annotated, Optional
 
 import typer
 
-from mathprobe.tasks.backends.secrets import prefect_setting
+from mathprobe.backends.secrets import prefect_setting
 from mathprobe.warm import control
 from mathprobe.warm.control import state_dir
 from mathprobe.warm.server import DEFAULT_PORT, healthy, recorded, stale, start, stop
@@ -24,7 +24,7 @@ def start_command(
 ) -> None:
     """Start a Prefect server in the background (on your Prefect database, PREFECT_HOME; its
     record and log under $MATHPROBE_STATE_DIR/server) and wait until it answers."""
-    from mathprobe.tasks.runs.preflight import check_counts
+    from mathprobe.runs.preflight import check_counts
 
     check_counts(port=port)
     t = time.monotonic()

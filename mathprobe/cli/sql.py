@@ -6,7 +6,7 @@ from typing import Annotated
 import typer
 
 from mathprobe.cli.common import Db, existing, reads
-from mathprobe.tasks.errors import MathprobeError
+from mathprobe.errors import MathprobeError
 
 
 def sql(
@@ -17,9 +17,9 @@ def sql(
     """Query the store read-only (the same as the duckdb CLI, without installing it)."""
     import duckdb
 
-    from mathprobe.tasks.runs import preflight
-    from mathprobe.tasks.store.errors import connect
-    from mathprobe.tasks.store.lake import connect as connect_lake
+    from mathprobe.runs import preflight
+    from mathprobe.store.errors import connect
+    from mathprobe.store.lake import connect as connect_lake
     loc = existing(db)
     preflight.sql_outputs(query, reads(db))      # COPY ... TO the store would overwrite it
     if loc.is_lake:

@@ -21,10 +21,10 @@ def store_copy(
 ) -> None:
     """Copy runs (responses, verdicts, log-probabilities, probe scores, and the items and
     reference tables their views need) from SRC to DST. Runs DST already has are skipped."""
-    from mathprobe.tasks.runs import preflight
-    from mathprobe.tasks.store import open_store
-    from mathprobe.tasks.store.copy import copy_runs
-    from mathprobe.tasks.store.location import parse
+    from mathprobe.runs import preflight
+    from mathprobe.store import open_store
+    from mathprobe.store.copy import copy_runs
+    from mathprobe.store.location import parse
 
     existing(src)
     preflight.store_path(dst, data_path)

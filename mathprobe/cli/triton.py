@@ -9,7 +9,7 @@ from typing import Annotated, Optional
 import typer
 
 from mathprobe.cli.common import err, invocation
-from mathprobe.tasks.errors import MathprobeError
+from mathprobe.errors import MathprobeError
 
 app = typer.Typer(help="Triton Inference Server: serve the model repository, build a "
                 "tiny model.", no_args_is_help=True)
@@ -27,14 +27,14 @@ def triton_serve(
     """Start tritonserver (the nvidia-pytriton binary, CPU) and serve until Ctrl-C / SIGTERM."""
     import signal
 
-    from mathprobe.tasks import extras
-    from mathprobe.tasks.runs import preflight
+    from mathprobe import extras
+    from mathprobe.runs import preflight
 
     preflight.check_counts(grpc_port=grpc_port, http_port=http_port)
     if log_file is not None:
         preflight.output_file("--log-file", log_file)
     extras.require("triton", "mathprobe triton serve")
-    from mathprobe.tasks.serving.triton_server import MODEL_REPOSITORY, TritonServer
+    from mathprobe.serving.triton_server import MODEL_REPOSITORY, TritonServer
 
     server = TritonServer(model_dir, model_repository=model_repository or MODEL_REPOSITORY,
                           grpc_port=grpc_port, http_port=http_port, log_file=log_file)
@@ -62,13 +62,13 @@ def triton_tiny_model(
     seed: Annotated[int, typer.Option("--seed")] = 0,
 ) -> None:
     """Build a tiny randomly initialised model with an in-process trained tokenizer (offline)."""
-    from mathprobe.tasks import extras
-    from mathprobe.tasks.runs import preflight
+    from mathprobe import extras
+    from mathprobe.runs import preflight
 
     preflight.check_counts(seed=seed)
     preflight.output_dir("OUT", out)
     extras.require("triton", "mathprobe triton tiny-model", ("torch", "transformers"))
-    from mathprobe.tasks.serving import tiny_model
+    from mathprobe.serving import tiny_model
 
     path = tiny_model.build(out, kind=kind, seed=seed)
     err.print(f"tiny {kind} model written to {path}")

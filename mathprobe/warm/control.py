@@ -85,10 +85,10 @@ def fingerprint() -> str:
     added, removed), the installed packages (site-packages' own folder changes with any
     install), or the Prefect profiles. A few milliseconds of stat calls."""
     sources = set()
-    for root in _source_folders():
-        for folder, dirs, files in os.walk(root):
-            dirs[:] = [d for d in dirs if d != "__pycache__"]
-            sources.update(os.path.join(folder, name) for name in files if name.endswith(".py"))
+    # the root package's folder, with the folders linked into it in a checkout (flows/, tasks/)
+    for folder, dirs, files in os.walk(_PROJECT, followlinks=True):
+        dirs[:] = [d for d in dirs if d != "__pycache__"]
+        sources.update(os.path.join(folder, name) for name in files if name.endswith(".py"))
     newest = max((os.stat(path).st_mtime_ns for path in sources), default=0)
     marks = [str(newest), str(len(sources))]
     home = os.environ.get("PREFECT_HOME") or str(Path.home() / ".prefect")
@@ -98,19 +98,6 @@ def fingerprint() -> str:
         except OSError:
             marks.append("-")
     return "/".join(marks)
-
-
-def _source_folders() -> list[Path]:
-    """The folders of mathprobe's code: the root package (the command line, this package) and
-    the flows and tasks packages, which a checkout keeps beside it (its top-level flows/ and
-    tasks/) and a wheel inside it. Found without importing them."""
-    from importlib.util import find_spec
-
-    folders = [_PROJECT]
-    for package in ("mathprobe.flows", "mathprobe.tasks"):
-        spec = find_spec(package)
-        folders += [Path(p) for p in (spec.submodule_search_locations or [])] if spec else []
-    return folders
 
 
 def alive(record: dict | None) -> bool:

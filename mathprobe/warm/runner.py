@@ -52,7 +52,7 @@ def _warm_up() -> None:
     import importlib
 
     import mathprobe.cli.main  # noqa: F401  (also sets the command's Prefect defaults)
-    from mathprobe.tasks import registry
+    from mathprobe import registry
 
     for name in ("mathprobe.flows.eval", "mathprobe.flows.probes", "mathprobe.flows.sweep",
                  "prefect.flow_engine", "prefect.task_engine", *_preloaded(os.environ)):
@@ -66,7 +66,7 @@ def _preloaded(env: dict) -> list[str]:
     page the runner holds is resident in each copy it forks (a copy's peak memory starts at the
     runner's), and an unused SDK is tens of MB (anthropic's 38 MB). A command for another kind
     imports its SDK itself, in a thread, while its flow starts (cli.common.importing)."""
-    from mathprobe.tasks.backends import registry
+    from mathprobe.backends import registry
 
     return [registry.slow_imports()[k.name] for k in registry.kinds()
             if k.key_env is None or env.get(k.key_env) or (k.endpoint_env and env.get(k.endpoint_env))]

@@ -30,10 +30,10 @@ import urllib.request
 from dataclasses import dataclass
 from pathlib import Path
 
-from mathprobe.tasks import processes
-from mathprobe.tasks.backends.secrets import prefect_setting
-from mathprobe.tasks.errors import MathprobeError
-from mathprobe.tasks.ports import free_port
+from mathprobe import processes
+from mathprobe.backends.secrets import prefect_setting
+from mathprobe.errors import MathprobeError
+from mathprobe.ports import free_port
 from mathprobe.warm import control
 from mathprobe.warm.control import state_dir
 

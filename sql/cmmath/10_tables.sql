@@ -1,5 +1,5 @@
 -- CMMaTH (Li et al. 2024): the reference tables its views join against, loaded from
--- cmmath.json (tasks/benchmarks/cmmath, reference_tables).
+-- cmmath.json (mathprobe/benchmarks/cmmath, reference_tables).
 
 -- One row per question: the labels the figures group by (reference_tables).
 CREATE TABLE IF NOT EXISTS cmmath_items (

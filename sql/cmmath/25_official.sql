@@ -128,7 +128,7 @@ SELECT run_id, grader, breakdown,
 FROM groups
 WHERE NOT is_overall;
 
--- Stored per run (tasks/store/stored_sql.py): 74 rows a run, read instead of grouping each of
+-- Stored per run (mathprobe/store/stored_sql.py): 74 rows a run, read instead of grouping each of
 -- its answers against every group.
 -- @stored cmmath_official_scores
 

@@ -1,5 +1,5 @@
 -- CMMaTH's judge audit: a grader's verdicts on the authors' GradeGPT judgment sample against
--- GPT-4's (tasks/benchmarks/cmmath/grading/judge_audit.py, `mathprobe judge-audit`).
+-- GPT-4's (mathprobe/benchmarks/cmmath/grading/judge_audit.py, `mathprobe judge-audit`).
 
 -- The authors' GradeGPT instruction sample with GPT-4's verdicts.
 CREATE TABLE IF NOT EXISTS cmmath_judge_audit (

@@ -39,6 +39,6 @@ SELECT run_id, grader, item_id AS unit, item_id AS item,
        1.0::DOUBLE                                                                 AS den
 FROM answer_cells;
 
--- Stored per run (tasks/store/stored_sql.py): a run's 20,000 rows read, not rebuilt from its
+-- Stored per run (mathprobe/store/stored_sql.py): a run's 20,000 rows read, not rebuilt from its
 -- answers, by compare and the HTML report.
 -- @stored cmmath_figure_units

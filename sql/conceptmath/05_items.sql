@@ -1,5 +1,5 @@
 -- ConceptMath (Wu et al. 2024): the reference table its views join against, loaded from the data
--- directory (tasks/benchmarks/conceptmath, reference_tables).
+-- directory (mathprobe/benchmarks/conceptmath, reference_tables).
 
 -- One row per problem: its system and its place in the concept hierarchy, as columns, so a view
 -- for one run joins labels instead of reading each problem's JSON payload (`items`) again.

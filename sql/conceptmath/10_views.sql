@@ -51,7 +51,7 @@ CROSS JOIN LATERAL (VALUES (1, v.cate0),                      -- each problem at
                            (3, v.cate0 || '/' || v.cate1 || '/' || v.cate2)) AS l(level, concept)
 GROUP BY v.run_id, v.grader, v.system, l.level, l.concept;
 
--- Stored per run (tasks/store/stored_sql.py): a run's ~600 concept rows (and
+-- Stored per run (mathprobe/store/stored_sql.py): a run's ~600 concept rows (and
 -- conceptmath_unmastered's ranking of them) are read, not recomputed from its verdicts, while
 -- its data is unchanged.
 -- @stored conceptmath_concept_accuracy

@@ -32,7 +32,7 @@ SELECT run_id, item_id, n_tokens, k,
        exp(list_avg(lowest_first[1:k]))     AS min_k_prob
 FROM with_k;
 
--- Stored per probe run (tasks/store/stored_sql.py): the sorting of every question's token
+-- Stored per probe run (mathprobe/store/stored_sql.py): the sorting of every question's token
 -- log-probabilities is done once per run, not per query.
 -- @stored conceptmath_mink_items
 

@@ -40,6 +40,6 @@ SELECT m.run_id, NULL, m.item_id, m.item_id,
 FROM conceptmath_mink_items_of(runs) m
 JOIN conceptmath_probe_items p ON p.run_id = m.run_id AND p.item_id = m.item_id;
 
--- Stored per run (tasks/store/stored_sql.py): a run's 40,000 rows read, not rebuilt from its
+-- Stored per run (mathprobe/store/stored_sql.py): a run's 40,000 rows read, not rebuilt from its
 -- verdicts, by compare and the HTML report.
 -- @stored conceptmath_figure_units

@@ -1,5 +1,5 @@
 -- WE-MATH (Qiao et al. 2024): the reference tables its views join against, loaded from the
--- data directory (tasks/benchmarks/wemath, reference_tables).
+-- data directory (mathprobe/benchmarks/wemath, reference_tables).
 
 -- WE-MATH knowledge structure (67 leaves).
 CREATE TABLE IF NOT EXISTS wemath_knowledge (

@@ -9,7 +9,7 @@
 -- Each layer under the figures is a table macro over a set of runs (run_data: all runs, or
 -- live_run_spans: those whose stored figures are not current; see sql/core/10_current.sql),
 -- and the view of its name is the macro over all runs. The figures stored per run (a line
--- `-- @stored <view>` after their macro `<view>_of(runs)`: tasks/store/stored_sql.py writes out
+-- `-- @stored <view>` after their macro `<view>_of(runs)`: mathprobe/store/stored_sql.py writes out
 -- the table <view>_stored and the view) read their stored rows where current and compute only
 -- the other runs.
 

@@ -9,8 +9,8 @@ import pytest
 
 from mathprobe.flows.common import call_flow
 from mathprobe.flows.eval import eval_flow as _eval_flow
-from mathprobe.tasks.benchmarks import wemath
-from mathprobe.tasks.store import close_all
+from mathprobe.benchmarks import wemath
+from mathprobe.store import close_all
 from tests.support.fake_api import FakeAPI
 from tests.support.report import figure
 
@@ -162,7 +162,7 @@ def test_cost_ledger_and_max_cost(api, data_dir, db, tmp_path, monkeypatch):
     prices = tmp_path / "prices.toml"
     prices.write_text('[openai]\n"pricey" = { input = 1000.0, output = 2000.0 }\n')
     monkeypatch.setenv("MATHPROBE_PRICES", str(prices))
-    from mathprobe.tasks.backends import prices as price_module
+    from mathprobe.backends import prices as price_module
     price_module._load.cache_clear()
 
     report = eval_flow(benchmark="wemath", model="openai:pricey", run_id="cost", db=str(db),
@@ -249,7 +249,7 @@ def test_key_from_a_prefect_secret_block(api, data_dir, db, monkeypatch):
 
 
 def test_missing_key_fails_before_any_work(api, data_dir, db, monkeypatch):
-    from mathprobe.tasks.errors import MathprobeError
+    from mathprobe.errors import MathprobeError
 
     monkeypatch.delenv("ANTHROPIC_API_KEY")
     with pytest.raises(MathprobeError, match="set ANTHROPIC_API_KEY or create a Prefect Secret "
@@ -319,7 +319,7 @@ def test_a_refused_connection_is_stored_as_one_not_as_a_timeout(provider, data_d
     """A server that is down (nothing listens on its port) refuses at once; the SDKs' aiohttp
     transport reports that as a connect timeout, and it was stored as "timeout", sending the
     user after a slow server instead of a dead one."""
-    from mathprobe.tasks.ports import free_port
+    from mathprobe.ports import free_port
 
     down = f"http://127.0.0.1:{free_port()}"
     monkeypatch.setenv("OPENAI_BASE_URL", down + "/v1")

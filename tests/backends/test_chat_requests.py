@@ -5,8 +5,8 @@ from __future__ import annotations
 
 import pytest
 
-from mathprobe.tasks.backends.transcript import flatten
-from mathprobe.tasks.items import Chat, Request
+from mathprobe.backends.transcript import flatten
+from mathprobe.items import Chat, Request
 
 PARAMS = {"temperature": 0.0, "max_tokens": 1024}
 TURNS = (("user", "What is 1 + 1?"), ("assistant", "1 + 1 = 2. Therefore, the answer is 2."))

@@ -9,11 +9,11 @@ import asyncio
 
 import pytest
 
-from mathprobe.tasks.backends.anthropic_messages import AnthropicMessages
-from mathprobe.tasks.backends.openai_chat import OpenAIChat
-from mathprobe.tasks.backends.retry import RetryPolicy
-from mathprobe.tasks.items import Request
-from mathprobe.tasks.ports import free_port
+from mathprobe.backends.anthropic_messages import AnthropicMessages
+from mathprobe.backends.openai_chat import OpenAIChat
+from mathprobe.backends.retry import RetryPolicy
+from mathprobe.items import Request
+from mathprobe.ports import free_port
 from tests.support.fake_api import FakeAPI
 
 ONCE = RetryPolicy(max_attempts=1, timeout_s=1.0)
@@ -66,7 +66,7 @@ def test_a_refused_connection_is_not_a_timeout(provider):
 
 def test_triton_names_a_refused_connection():
     pytest.importorskip("tritonclient.grpc")
-    from mathprobe.tasks.backends.triton_grpc import TritonGenerate
+    from mathprobe.backends.triton_grpc import TritonGenerate
 
     done = ask(TritonGenerate("m", url=f"127.0.0.1:{free_port()}", policy=ONCE), "hello")
     assert done.status == "infra_failed"

@@ -12,11 +12,11 @@ import torch
 
 from mathprobe.flows.common import call_flow
 from mathprobe.flows.eval import eval_flow as _eval_flow
-from mathprobe.tasks.benchmarks import wemath
-from mathprobe.tasks.runs import progress
-from mathprobe.tasks.backends.triton_grpc import TritonGenerate
-from mathprobe.tasks.items import Request
-from mathprobe.tasks.store import open_store
+from mathprobe.benchmarks import wemath
+from mathprobe.runs import progress
+from mathprobe.backends.triton_grpc import TritonGenerate
+from mathprobe.items import Request
+from mathprobe.store import open_store
 
 
 def eval_flow(**params):

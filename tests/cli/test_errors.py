@@ -11,9 +11,9 @@ import time
 
 import pytest
 
-from mathprobe.tasks import registry
-from mathprobe.tasks.runs import import_official
-from mathprobe.tasks.store import RunSpec, close_all, open_store
+from mathprobe import registry
+from mathprobe.runs import import_official
+from mathprobe.store import RunSpec, close_all, open_store
 from tests.conftest import REPO
 
 DRIVER = textwrap.dedent("""

@@ -6,7 +6,7 @@ from types import SimpleNamespace
 
 import pytest
 
-from mathprobe.tasks.benchmarks import wemath
+from mathprobe.benchmarks import wemath
 from tests.support.cli import cli_env, mathprobe
 from tests.support.fake_api import FakeAPI
 

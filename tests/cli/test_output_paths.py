@@ -8,12 +8,13 @@ from __future__ import annotations
 import hashlib
 import json
 import os
+import shutil
 
 import pytest
 
-from mathprobe.tasks import registry
-from mathprobe.tasks.runs import import_official
-from mathprobe.tasks.store import close_all, open_store
+from mathprobe import registry
+from mathprobe.runs import import_official
+from mathprobe.store import close_all, open_store
 from tests.cli.test_errors import run_driver
 
 
@@ -52,6 +53,15 @@ def test_outputs_aimed_at_the_store_are_refused_and_the_store_is_intact(tmp_path
     (tmp_path / "alias.duckdb").symlink_to(db)
     os.link(db, tmp_path / "hardlink.html")
     spool = tmp_path / "smoke.duckdb.spool.jsonl"
+    # a copy of the data folder to aim at: were the check ever lost, the shared data is safe
+    copy = tmp_path / "data"
+    (copy / "wemath").mkdir(parents=True)
+    for f in (data_dir / "wemath").iterdir():
+        if f.is_file():
+            shutil.copyfile(f, copy / "wemath" / f.name)
+        else:
+            (copy / "wemath" / f.name).symlink_to(f)
+    data_before = _digest(copy / "wemath" / "testmini.json")
     d = ["--db", str(db)]
     cases = {
         "is the store smoke.duckdb": ["report", *d, "--run-id", "a", "--html", str(db)],
@@ -64,8 +74,8 @@ def test_outputs_aimed_at_the_store_are_refused_and_the_store_is_intact(tmp_path
         "--out": ["card", "a", *d, "--out", str(db)],
         "sql: COPY ... TO": ["sql", f"COPY (FROM runs) TO '{db}' (FORMAT csv)", *d],
         "spool of answers": ["sql", f"COPY runs TO '{spool}'", *d],
-        "benchmark data folder": ["report", *d, "--run-id", "a", "--data-dir", str(data_dir),
-                                  "--html", str(data_dir / "wemath" / "testmini.json")],
+        "benchmark data folder": ["report", *d, "--run-id", "a", "--data-dir", str(copy),
+                                  "--html", str(copy / "wemath" / "testmini.json")],
     }
     results = run_driver(list(cases.values()), cli_env())
     for (fragment, args), got in zip(cases.items(), results):
@@ -74,6 +84,7 @@ def test_outputs_aimed_at_the_store_are_refused_and_the_store_is_intact(tmp_path
         assert len(errors) == 1 and fragment in errors[0], (args, got["stderr"])
         assert "Traceback" not in got["stderr"]
     assert _digest(db) == before
+    assert _digest(copy / "wemath" / "testmini.json") == data_before
     assert not spool.exists()
     store = open_store(db, read_only=True)
     assert {r for (r,) in store.query("SELECT run_id FROM runs")} == {"a", "b"}
@@ -86,8 +97,8 @@ def test_outputs_aimed_at_the_store_are_refused_and_the_store_is_intact(tmp_path
 
 
 def test_a_lake_catalog_and_data_folder_are_refused(tmp_path, two_runs):
-    from mathprobe.tasks.store.copy import copy_runs
-    from mathprobe.tasks.store.location import parse
+    from mathprobe.store.copy import copy_runs
+    from mathprobe.store.location import parse
 
     lake = tmp_path / "lake.sqlite"
     copy_runs(parse(two_runs), open_store(f"ducklake:sqlite:{lake}"))

@@ -7,8 +7,8 @@ from __future__ import annotations
 import pytest
 
 from mathprobe.flows.eval import eval_flow
-from mathprobe.tasks.reports import compare
-from mathprobe.tasks.store import close_all, open_store
+from mathprobe.reports import compare
+from mathprobe.store import close_all, open_store
 
 pytestmark = [pytest.mark.usefixtures("prefect_harness"), pytest.mark.timeout(900)]
 

@@ -8,9 +8,9 @@ from typer.testing import CliRunner
 
 from mathprobe.cli.main import app
 from mathprobe.flows.eval import eval_flow
-from mathprobe.tasks.benchmarks import wemath
-from mathprobe.tasks.errors import MathprobeError
-from mathprobe.tasks.store import close_all
+from mathprobe.benchmarks import wemath
+from mathprobe.errors import MathprobeError
+from mathprobe.store import close_all
 from tests.support.report import figure
 
 pytestmark = pytest.mark.usefixtures("prefect_harness")

@@ -11,8 +11,8 @@ import pytest
 from mathprobe.flows.artifacts import artifact_key
 from mathprobe.flows.common import call_flow
 from mathprobe.flows.eval import eval_flow
-from mathprobe.tasks.benchmarks import wemath
-from mathprobe.tasks.errors import MathprobeError, RunNotCompleted
+from mathprobe.benchmarks import wemath
+from mathprobe.errors import MathprobeError, RunNotCompleted
 from tests.support.fake_api import FakeAPI
 
 pytestmark = pytest.mark.usefixtures("prefect_harness")
@@ -73,7 +73,7 @@ def test_a_complete_run_is_completed_with_its_headline(db, data_dir):
     assert run.state.is_completed() and run.state.name.startswith("Completed: run Fine_1, ")
     key = artifact_key("report", "Fine_1", str(db))
     assert key.startswith("report-fine-1-") and key != artifact_key("report", "fine-1", str(db))
-    assert any(f"run id 'Fine_1' is not a Prefect artifact key as it stands" in log.message
+    assert any("run id 'Fine_1' is not a Prefect artifact key as it stands" in log.message
                and key in log.message for log in logs)
 
 

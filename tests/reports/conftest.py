@@ -17,10 +17,10 @@ from pathlib import Path
 
 import pytest
 
-from mathprobe.tasks import registry
-from mathprobe.tasks.benchmarks import wemath
-from mathprobe.tasks.runs import import_official
-from mathprobe.tasks.store import open_store
+from mathprobe import registry
+from mathprobe.benchmarks import wemath
+from mathprobe.runs import import_official
+from mathprobe.store import open_store
 
 N_WRONG, N_RIGHT = 10, 4          # v1-perturbed: right -> wrong, wrong -> right (one-step)
 

@@ -14,8 +14,8 @@ from scipy import stats as sps
 from typer.testing import CliRunner
 
 from mathprobe.cli.main import app
-from mathprobe.tasks.benchmarks import wemath
-from mathprobe.tasks.reports import compare, stats
+from mathprobe.benchmarks import wemath
+from mathprobe.reports import compare, stats
 from tests.reports.conftest import N_RIGHT, N_WRONG
 
 RUNS = ["v1", "v1-copy", "v1-perturbed", "v1-sub", "cm-zs", "cm-fs", "cmm-a"]
@@ -172,7 +172,7 @@ def test_mcnemar_is_scipys_exact_binomial_test():
 
 def test_stats_are_sums_over_cells():
     """ratio, macro, share_above, and an offset denominator (right / (count + 1))."""
-    from mathprobe.tasks.contract import Stat
+    from mathprobe.contract import Stat
     cells = {"a": 0, "b": 1, "c": 2}
     num = np.array([[3.0, 1.0, 0.0]])
     den = np.array([[4.0, 4.0, 0.0]])                 # c has no rows: left out
@@ -266,7 +266,7 @@ def _styled_lines(result, width: int) -> list[list[tuple[str, object]]]:
     from rich.console import Console
     from rich.segment import Segment
 
-    from mathprobe.tasks.reports import compare_render
+    from mathprobe.reports import compare_render
 
     console = Console(width=width, force_terminal=True, color_system="truecolor")
     segments = console.render(compare_render.render(result, width))

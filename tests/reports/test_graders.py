@@ -1,5 +1,5 @@
 """Two graders of one run, answer by answer (views grader_pairs, grader_agreement,
-grader_disagreements; tasks/reports/graders.py): the confusion table counts every answer both
+grader_disagreements; mathprobe/reports/graders.py): the confusion table counts every answer both
 decided once, the agreement and Cohen's kappa are the textbook formulas on it, answers one
 grader left undecided are no disagreement, and compare shows each run's graders side by side
 with their agreement (any grader: here one written as a peer's imported verdicts would be)."""
@@ -7,11 +7,11 @@ from __future__ import annotations
 
 import pytest
 
-from mathprobe.tasks import registry
-from mathprobe.tasks.items import Completion
-from mathprobe.tasks.reports import compare, graders
-from mathprobe.tasks.runs import prepare
-from mathprobe.tasks.store import RunSpec, Store
+from mathprobe import registry
+from mathprobe.items import Completion
+from mathprobe.reports import compare, graders
+from mathprobe.runs import prepare
+from mathprobe.store import RunSpec, Store
 
 # (official, peer) per answer: 30 both right, 6 official only, 4 peer only, 20 both wrong,
 # then 5 the peer left undecided

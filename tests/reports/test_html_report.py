@@ -315,7 +315,7 @@ def test_images_past_the_thumbnail_cap_are_linked_relative_to_the_report(results
     finds its file from there (never an absolute file:// link)."""
     import json
 
-    from mathprobe.tasks.reports import html
+    from mathprobe.reports import html
 
     out = tmp_path / "shared" / "report.html"
     html.write(results.store, ["v1"], out, data_dir=results.data_dir, max_thumbnails=2)

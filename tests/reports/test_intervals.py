@@ -16,10 +16,10 @@ from scipy import stats as sps
 from typer.testing import CliRunner
 
 from mathprobe.cli.main import app
-from mathprobe.tasks import registry
-from mathprobe.tasks.reports import intervals
-from mathprobe.tasks.runs import import_official
-from mathprobe.tasks.store import open_store
+from mathprobe import registry
+from mathprobe.reports import intervals
+from mathprobe.runs import import_official
+from mathprobe.store import open_store
 
 
 @pytest.fixture(scope="module")

@@ -18,10 +18,10 @@ import pytest
 from matplotlib.backends.backend_agg import FigureCanvasAgg
 from matplotlib.colors import Normalize, to_hex
 
-from mathprobe.tasks import registry
-from mathprobe.tasks.reports import compare, html, plot_kinds, plots
-from mathprobe.tasks.runs import import_official
-from mathprobe.tasks.store import open_store
+from mathprobe import registry
+from mathprobe.reports import compare, html, plot_kinds, plots
+from mathprobe.runs import import_official
+from mathprobe.store import open_store
 
 pytestmark = pytest.mark.timeout(600)
 

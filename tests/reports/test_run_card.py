@@ -11,7 +11,7 @@ from pathlib import Path
 import duckdb
 import pytest
 
-from mathprobe.tasks.store import Store
+from mathprobe.store import Store
 from tests.support.cli import cli_env, mathprobe
 from tests.support.fake_api import FakeAPI
 
@@ -144,8 +144,8 @@ def test_a_store_made_before_run_cards_opens_and_shows_what_it_holds(two_runs, t
 def test_a_judge_is_recorded_with_its_prompts_hash(tmp_path):
     """`judging.prepare` records the judge on the judged run's card: its params, how many
     prompts and their SHA-256, the hash of its system prompt."""
-    from mathprobe.tasks.benchmarks import cmmath
-    from mathprobe.tasks.runs import import_official, judging
+    from mathprobe.benchmarks import cmmath
+    from mathprobe.runs import import_official, judging
     from tests.benchmarks.cmmath.test_data import make_cmmath_dir, record
 
     cmmath.load.cache_clear()

@@ -1,4 +1,4 @@
-"""Adaptive concurrency (tasks/runs/adaptive_limit.py) as a user meets it: a server that answers
+"""Adaptive concurrency (mathprobe/runs/adaptive_limit.py) as a user meets it: a server that answers
 429 above K requests in flight, and one that takes everything, over real HTTP (the OpenAI SDK
 against tests/support/fake_api.py), through `respond` as a run's shards send, and through the
 eval flow with its progress bar and Prefect progress artifact."""
@@ -6,18 +6,17 @@ from __future__ import annotations
 
 import asyncio
 import threading
-import time
 from concurrent.futures import Future
 
 import pytest
 from rich.console import Console
 
-from mathprobe.tasks.backends import get_backend
-from mathprobe.tasks.items import Request
-from mathprobe.tasks.runs import runtime
-from mathprobe.tasks.runs.adaptive_limit import AdaptiveLimit
-from mathprobe.tasks.runs.asking import respond
-from mathprobe.tasks.runs.progress import Activity
+from mathprobe.backends import get_backend
+from mathprobe.items import Request
+from mathprobe.runs import runtime
+from mathprobe.runs.adaptive_limit import AdaptiveLimit
+from mathprobe.runs.asking import respond
+from mathprobe.runs.progress import Activity
 
 pytestmark = pytest.mark.timeout(240)
 

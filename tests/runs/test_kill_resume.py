@@ -51,7 +51,7 @@ def test_kill_9_then_resume(data_dir, db):
         cmd = [sys.executable, "-m", "mathprobe", "run", "--benchmark", "wemath", "--model",
                "openai:m", "--run-id", "k", "--db", str(db), "--data-dir", str(data_dir),
                "--limit", str(LIMIT), "--concurrency", "4"]
-        from mathprobe.tasks.benchmarks import wemath
+        from mathprobe.benchmarks import wemath
         chosen = wemath.select(wemath.load(data_dir).items, LIMIT)   # whole problems: <= LIMIT
         n = len(chosen)
         dead_flow_runs = []

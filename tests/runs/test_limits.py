@@ -1,4 +1,4 @@
-"""A provider's Prefect global concurrency limit across processes (tasks/runs/limits.py): slots
+"""A provider's Prefect global concurrency limit across processes (mathprobe/runs/limits.py): slots
 leased by each process and lent to its requests, on the session's real Prefect server, with
 real requests over loopback. Two `GlobalSlots` stand for two workers' processes (each process
 has one per provider); tests/team/test_sweep.py checks the same across real workers."""
@@ -20,11 +20,11 @@ from pathlib import Path
 import httpx
 import pytest
 
-from mathprobe.tasks.backends import get_backend
-from mathprobe.tasks.items import Request
-from mathprobe.tasks.runs import limits, runtime
-from mathprobe.tasks.ports import free_port
-from mathprobe.tasks.runs.asking import respond
+from mathprobe.backends import get_backend
+from mathprobe.items import Request
+from mathprobe.runs import limits, runtime
+from mathprobe.ports import free_port
+from mathprobe.runs.asking import respond
 from tests.conftest import REPO
 from tests.support import early
 

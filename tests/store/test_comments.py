@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import duckdb
 
-from mathprobe.tasks.store import Store
+from mathprobe.store import Store
 
 
 def test_every_table_view_and_column_has_a_comment(tmp_path):
@@ -63,7 +63,7 @@ def test_a_process_killed_after_connecting_leaves_a_file_that_opens(tmp_path):
 
     db = tmp_path / "store.duckdb"
     Store(db).close()
-    code = ("import os, sys; from mathprobe.tasks.store import Store; s = Store(sys.argv[1]); "
+    code = ("import os, sys; from mathprobe.store import Store; s = Store(sys.argv[1]); "
             "s.con.execute(\"INSERT INTO runs (run_id, benchmark, model, backend, setting, status)"
             " VALUES ('r', 'b', 'm', 'k', 's', 'running')\"); os._exit(0)")
     done = subprocess.run([sys.executable, "-c", code, str(db)], cwd=REPO, timeout=120,

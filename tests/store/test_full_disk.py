@@ -18,9 +18,9 @@ from pathlib import Path
 import duckdb
 import pytest
 
-from mathprobe.tasks.benchmarks import wemath
-from mathprobe.tasks.runs import prepare
-from mathprobe.tasks.store import close_all, open_store
+from mathprobe.benchmarks import wemath
+from mathprobe.runs import prepare
+from mathprobe.store import close_all, open_store
 from tests.support.cli import cli_env, error_lines, mathprobe
 from tests.support.fake_api import FakeAPI
 

@@ -2,10 +2,10 @@
 import duckdb
 import pytest
 
-from mathprobe.tasks.errors import MathprobeError
-from mathprobe.tasks.store import lake
-from mathprobe.tasks.store.location import parse
-from mathprobe.tasks.store.sql import sql_texts
+from mathprobe.errors import MathprobeError
+from mathprobe.store import lake
+from mathprobe.store.location import parse
+from mathprobe.store.sql import sql_texts
 
 
 def test_db_names_a_file_or_a_lake(tmp_path):

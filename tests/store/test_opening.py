@@ -5,9 +5,9 @@ from __future__ import annotations
 
 import json
 
-from mathprobe.tasks.items import Completion
-from mathprobe.tasks.store import close_all, open_store, spool
-from mathprobe.tasks.store.sql import sql_layer
+from mathprobe.items import Completion
+from mathprobe.store import close_all, open_store, spool
+from mathprobe.store.sql import sql_layer
 
 
 def test_a_read_only_open_refreshes_views_of_an_older_version(tmp_path):

@@ -8,7 +8,7 @@ import sys
 SCRIPT = """
 import sys
 import duckdb
-from mathprobe.tasks.store.duckdb_store import pandas_hidden
+from mathprobe.store.duckdb_store import pandas_hidden
 con = duckdb.connect()
 with pandas_hidden():
     assert con.execute("SELECT ?, ?", ["x", 1]).fetchall() == [("x", 1)]

@@ -15,10 +15,10 @@ import json
 
 import pytest
 
-from mathprobe.tasks import registry
-from mathprobe.tasks.items import Completion
-from mathprobe.tasks.runs import grade_run, prepare
-from mathprobe.tasks.store import RunSpec, Store
+from mathprobe import registry
+from mathprobe.items import Completion
+from mathprobe.runs import grade_run, prepare
+from mathprobe.store import RunSpec, Store
 
 # Tables with a run_id column whose scans must keep to the run asked for.
 PER_RUN_TABLES = ("responses", "verdicts", "probe_scores")
@@ -75,7 +75,7 @@ def store(tmp_path_factory, data_dir):
     decided = s.query("SELECT item_id, response_id, extracted, correct FROM verdicts "
                       "WHERE run_id = 'cmmath-0' AND grader = 'rules'")
     s.write_verdicts("cmmath-0", "cascade:j", decided)
-    from mathprobe.tasks.benchmarks.conceptmath._probes import SETTINGS
+    from mathprobe.benchmarks.conceptmath._probes import SETTINGS
 
     ids = [it.item_id for it in registry.get("conceptmath").select(
         registry.get("conceptmath").load(data_dir).items, ITEMS)]

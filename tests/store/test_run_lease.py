@@ -1,4 +1,4 @@
-"""One live writer per run id on a DuckLake store (tasks/store/run_lease.py): two processes on
+"""One live writer per run id on a DuckLake store (mathprobe/store/run_lease.py): two processes on
 one run ask each item once in total; a killed holder's claim expires so the run can be resumed;
 a holder stopped past its claim's life finds it taken over and stops asking."""
 from __future__ import annotations
@@ -12,7 +12,7 @@ import time
 
 import pytest
 
-from mathprobe.tasks.store import close_all, open_store, run_lease
+from mathprobe.store import close_all, open_store, run_lease
 from tests.conftest import REPO
 from tests.support.cli import cli_env
 from tests.support.fake_api import FakeAPI
@@ -23,7 +23,7 @@ LIMIT = 60
 # every 0.3 s; it says `holding`, then `lost` if its claim was taken over.
 HOLDER = textwrap.dedent("""
     import sys, time
-    from mathprobe.tasks.store import open_store, run_lease
+    from mathprobe.store import open_store, run_lease
     run_lease.TTL_S, run_lease.BEAT_S = 2.0, 0.3
     store = open_store(sys.argv[1])
     with run_lease.holding(store, "r") as lease:

@@ -8,8 +8,8 @@ import subprocess
 import sys
 import time
 
-from mathprobe.tasks.items import Completion
-from mathprobe.tasks.store import close_all, open_store, spool
+from mathprobe.items import Completion
+from mathprobe.store import close_all, open_store, spool
 from tests.conftest import REPO
 
 N = 4000            # answers spooled: about 0.2-0.5 s of storing, the window to kill in
@@ -40,7 +40,7 @@ def test_a_kill_while_a_spool_is_stored_then_a_rerun_stores_every_answer(tmp_pat
         open_store(db)
         close_all()
         spool_answers(db)
-        opener = subprocess.Popen([sys.executable, "-c", "import sys; from mathprobe.tasks."
+        opener = subprocess.Popen([sys.executable, "-c", "import sys; from mathprobe."
                                    "store import open_store; open_store(sys.argv[1])", str(db)],
                                   cwd=REPO)
         deadline = time.monotonic() + 60

@@ -2,18 +2,18 @@
 read stored rows for runs whose data has not changed since they were stored, and compute the
 others live. A user sees the same numbers either way, and sees a change at once when a judge
 adds verdicts, a retry answers failed calls, the data is reloaded, the store is copied, or an
-old store is opened by this version (tasks/store/run_data.py)."""
+old store is opened by this version (mathprobe/store/run_data.py)."""
 from __future__ import annotations
 
 import duckdb
 import pytest
 
-from mathprobe.tasks import registry
-from mathprobe.tasks.items import Completion
-from mathprobe.tasks.runs import grade_run, prepare
-from mathprobe.tasks.store import RunSpec, Store
-from mathprobe.tasks.store.copy import copy_runs
-from mathprobe.tasks.store.location import parse
+from mathprobe import registry
+from mathprobe.items import Completion
+from mathprobe.runs import grade_run, prepare
+from mathprobe.store import RunSpec, Store
+from mathprobe.store.copy import copy_runs
+from mathprobe.store.location import parse
 
 FIGURES = ("wemath_four_dimensional", "wemath_step_accuracy", "wemath_concept_accuracy",
            "wemath_category_accuracy", "wemath_figure_units")
@@ -181,7 +181,7 @@ def test_a_copied_run_has_the_same_figures(store, tmp_path):
 def test_min_k_of_a_probe_run_is_stored_and_follows_a_retry(tmp_path, data_dir):
     """ConceptMath's MIN-K% per question is stored when the probe run finishes; a question
     answered later (a retried call) is in the contamination figures at once."""
-    from mathprobe.tasks.benchmarks.conceptmath._probes import SETTINGS
+    from mathprobe.benchmarks.conceptmath._probes import SETTINGS
 
     bench = registry.get("conceptmath")
     s = Store(tmp_path / "p.duckdb")

@@ -1,5 +1,5 @@
 """A stored figure is declared by one line, `-- @stored <view>` after its macro, and the store
-writes out its table, view and comments (tasks/store/stored_sql.py). Stores made before, when
+writes out its table, view and comments (mathprobe/store/stored_sql.py). Stores made before, when
 each table was written out by hand, keep opening with their tables and rows; making a table
 never computes a figure."""
 from __future__ import annotations
@@ -7,11 +7,11 @@ from __future__ import annotations
 import duckdb
 import pytest
 
-from mathprobe.tasks import registry
-from mathprobe.tasks.runs import prepare
-from mathprobe.tasks.store import Store
-from mathprobe.tasks.store.sql import sql_files
-from mathprobe.tasks.store.stored_sql import ddl, expand, stored_views
+from mathprobe import registry
+from mathprobe.runs import prepare
+from mathprobe.store import Store
+from mathprobe.store.sql import sql_files
+from mathprobe.store.stored_sql import ddl, expand, stored_views
 from tests.store.test_stored_figures import _run, figures, live
 
 # The stored tables as the SQL files wrote them out by hand before the directive (commit

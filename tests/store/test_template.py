@@ -1,4 +1,4 @@
-"""A new store file is a copy of a cached empty store (tasks/store/template.py): it must be the
+"""A new store file is a copy of a cached empty store (mathprobe/store/template.py): it must be the
 very store that applying the SQL makes, and a template of another SQL version is never used."""
 from __future__ import annotations
 
@@ -6,9 +6,9 @@ import shutil
 
 import duckdb
 
-from mathprobe.tasks.store import Store
-from mathprobe.tasks.store import sql as store_sql
-from mathprobe.tasks.store.sql import sql_layer
+from mathprobe.store import Store
+from mathprobe.store import sql as store_sql
+from mathprobe.store.sql import sql_layer
 
 CATALOG = """
     SELECT 'table', table_name, comment, sql FROM duckdb_tables() WHERE NOT internal

@@ -33,7 +33,7 @@ def invoke(*args: str):
     from typer.testing import CliRunner
 
     from mathprobe.cli.main import app
-    from mathprobe.tasks.store import close_all
+    from mathprobe.store import close_all
 
     result = CliRunner().invoke(app, list(args))
     close_all()

@@ -1,4 +1,4 @@
-"""Reading a run report (`mathprobe report --json`, `tasks.reports.build`) the way every test
+"""Reading a run report (`mathprobe report --json`, `mathprobe.reports.build`) the way every test
 does: a declared figure by its key, the figures of one declared table, the notes."""
 from __future__ import annotations
 

@@ -1,5 +1,5 @@
 """A process holding slots of a Prefect global concurrency limit through mathprobe's own
-`GlobalSlots` (tasks/runs/limits.py), for tests that kill it, stop it or make it wait
+`GlobalSlots` (mathprobe/runs/limits.py), for tests that kill it, stop it or make it wait
 (tests/runs/test_limits.py). Its Prefect server is PREFECT_API_URL; its model API the loopback
 OpenAI-compatible server of OPENAI_BASE_URL.
 
@@ -16,10 +16,10 @@ import asyncio
 import json
 import sys
 
-from mathprobe.tasks.backends import get_backend
-from mathprobe.tasks.items import Request
-from mathprobe.tasks.runs import limits
-from mathprobe.tasks.runs.asking import respond
+from mathprobe.backends import get_backend
+from mathprobe.items import Request
+from mathprobe.runs import limits
+from mathprobe.runs.asking import respond
 
 
 async def main(name: str, hold: int, then: int) -> dict:

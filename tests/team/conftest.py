@@ -14,7 +14,7 @@ from pathlib import Path
 
 import pytest
 
-from mathprobe.tasks.ports import free_port
+from mathprobe.ports import free_port
 from tests.conftest import REPO, shared_data_dir
 from tests.support import early
 from tests.support.fake_api import FakeAPI

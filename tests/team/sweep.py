@@ -29,7 +29,7 @@ def run_sweep() -> dict:
     if up.returncode != 0 or started.returncode != 0:
         raise RuntimeError("the team set-up failed; see the team's tests")
     team = Team(env, api, state)
-    made = team.run(str(BIN / "python"), "-m", "mathprobe.tasks.runs.limits",
+    made = team.run(str(BIN / "python"), "-m", "mathprobe.runs.limits",
                     MATHPROBE_MAX_CONCURRENCY_OPENAI="2")
     assert made.returncode == 0 and "mathprobe-openai: 2" in made.stdout, made.stderr
     data_path = tempfile.mkdtemp(prefix="mathprobe-sweep-parquet-")
@@ -46,4 +46,4 @@ def run_sweep() -> dict:
         return {"done": done, "lake": lake, "served": team.api.served - served_before,
                 "peak": team.api.peak_in_flight}
     finally:
-        team.run(str(BIN / "python"), "-m", "mathprobe.tasks.runs.limits")  # back to the default
+        team.run(str(BIN / "python"), "-m", "mathprobe.runs.limits")  # back to the default

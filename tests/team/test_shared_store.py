@@ -8,8 +8,8 @@ import pytest
 from typer.testing import CliRunner
 
 from mathprobe.cli.main import app
-from mathprobe.tasks.errors import MathprobeError
-from mathprobe.tasks.store import close_all, open_store
+from mathprobe.errors import MathprobeError
+from mathprobe.store import close_all, open_store
 from tests.support import early
 from tests.team.writers import LIMIT, run_writers
 

@@ -9,7 +9,7 @@ from prefect.client.orchestration import get_client
 from prefect.client.schemas.filters import FlowRunFilter, FlowRunFilterName
 from prefect.settings import PREFECT_API_URL, temporary_settings
 
-from mathprobe.tasks.store import open_store
+from mathprobe.store import open_store
 from tests.support import early
 from tests.team.sweep import BENCHMARKS, LIMIT, MODELS, run_sweep
 

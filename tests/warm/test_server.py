@@ -23,7 +23,7 @@ import duckdb
 import httpx
 import pytest
 
-from mathprobe.tasks.ports import free_port
+from mathprobe.ports import free_port
 from tests.support import early
 from tests.conftest import REPO
 from tests.support.cli import cli_env, error_lines, mathprobe
@@ -299,7 +299,7 @@ def test_resuming_a_finished_run_asks_nothing_and_never_imports_prefect(
     assert fake_openai.served == asked                    # 0 requests
     imported = [line.split("|")[-1].strip() for line in again.stderr.splitlines()
                 if line.startswith("import time:")]
-    assert "mathprobe.tasks.runs.finished" in imported and "duckdb" in imported  # the trace works
+    assert "mathprobe.runs.finished" in imported and "duckdb" in imported  # the trace works
     assert not [m for m in imported if m.split(".")[0] == "prefect"], "Prefect was imported"
     # nor pandas: duckdb imports it (0.3-0.7 s) to bind a parameter, unless the command hides
     # it (the trace then lists duckdb's attempts at `pandas` itself, none of its modules)

@@ -10,9 +10,9 @@ from typing import Any
 
 import pytest
 
-from mathprobe.tasks import runs
-from mathprobe.tasks.benchmarks import cmmath
-from mathprobe.tasks.errors import DataError, MathprobeError
+from mathprobe import runs
+from mathprobe.benchmarks import cmmath
+from mathprobe.errors import DataError, MathprobeError
 from tests.conftest import shared_data_dir
 
 

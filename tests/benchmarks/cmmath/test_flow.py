@@ -12,8 +12,8 @@ from typer.testing import CliRunner
 from mathprobe.cli.main import app
 from mathprobe.flows.common import call_flow
 from mathprobe.flows.eval import eval_flow as _eval_flow
-from mathprobe.tasks.benchmarks import cmmath
-from mathprobe.tasks.store import open_store
+from mathprobe.benchmarks import cmmath
+from mathprobe.store import open_store
 
 
 def eval_flow(**params):
@@ -130,7 +130,7 @@ def test_text_ocr_setting_with_the_baseline_and_a_judge(api, data_dir, db):
     # the judge has no price: its cost is unknown, not $0.0000
     from rich.console import Console
 
-    from mathprobe.tasks.reports import render
+    from mathprobe.reports import render
     console = Console(record=True, width=400)
     console.print(render(report, 400))
     judge_line = next(line for line in console.export_text().splitlines()
@@ -224,8 +224,8 @@ def test_mathprobe_judge_rejudges_a_stored_run(api, data_dir, db):
     assert result["judged"] == undecided - result["judge_failed"]
     assert result["input_tokens"] > 0 and result["cost_usd"] > 0 and result["priced"]
     store = open_store(db)
-    verdicts = dict(store.query(f"SELECT grader, count(*) FROM verdicts WHERE run_id = 'cm' "
-                                f"GROUP BY grader"))
+    verdicts = dict(store.query("SELECT grader, count(*) FROM verdicts WHERE run_id = 'cm' "
+                                "GROUP BY grader"))
     assert verdicts[f"judge:{other}"] == result["judged"]
     assert verdicts[f"cascade:{other}"] == verdicts["rules"] + result["judged"]
     store.close()

@@ -9,9 +9,9 @@ import json
 
 import pytest
 
-from mathprobe.tasks import reports
-from mathprobe.tasks.benchmarks import cmmath
-from mathprobe.tasks.store import Store, close_all
+from mathprobe import reports
+from mathprobe.benchmarks import cmmath
+from mathprobe.store import Store, close_all
 from tests.benchmarks.cmmath.test_data import make_cmmath_dir, record
 from tests.benchmarks.cmmath.test_official import authors_statics, judged_records
 from tests.support.cli import invoke
@@ -87,7 +87,7 @@ def test_problems_from_a_file_survive_a_reload_of_the_local_data(authors_file, d
     close_all()
     make_cmmath_dir(root, [record("L-1"), record("L-2"), record("L-3")])    # the data changes
     cmmath.load.cache_clear()
-    from mathprobe.tasks.runs import prepare
+    from mathprobe.runs import prepare
 
     store = Store(db)
     prepare(store, cmmath.benchmark, root)

@@ -1,18 +1,18 @@
 """CMMaTH's views, the paper's definitions, against hand-computed figures on a hand-made data
 set: accuracy over all answers (the undecided counted, shown apart) by answer type, grade group
 and visual subject, per knowledge point, SSR@alpha, coverage; stored and graded through the
-real Store and tasks.runs. The authors' figures: test_official.py."""
+real Store and mathprobe.runs. The authors' figures: test_official.py."""
 from pathlib import Path
 
 import pytest
 
-from mathprobe.tasks import reports
-from mathprobe.tasks import runs
-from mathprobe.tasks.benchmarks import cmmath
-from mathprobe.tasks.reports import terminal
-from mathprobe.tasks.reports.format import fmt_value
-from mathprobe.tasks.items import Completion
-from mathprobe.tasks.store import Store
+from mathprobe import reports
+from mathprobe import runs
+from mathprobe.benchmarks import cmmath
+from mathprobe.reports import terminal
+from mathprobe.reports.format import fmt_value
+from mathprobe.items import Completion
+from mathprobe.store import Store
 from tests.benchmarks.cmmath.test_data import make_cmmath_dir, record, results_file
 from tests.support.report import figure, value
 

@@ -10,13 +10,13 @@ from pathlib import Path
 
 import pytest
 
-from mathprobe.tasks import reports, runs
-from mathprobe.tasks.benchmarks import cmmath
-from mathprobe.tasks.errors import DataError
-from mathprobe.tasks.store import Store
+from mathprobe import reports, runs
+from mathprobe.benchmarks import cmmath
+from mathprobe.errors import DataError
+from mathprobe.store import Store
 from tests.benchmarks.cmmath.test_data import make_cmmath_dir, record
 from tests.support.report import figure
-from mathprobe.tasks.reports import terminal
+from mathprobe.reports import terminal
 
 # Their script's groups, in its order.
 SUBJECTS = ["Flow Chart", "Bar Chart", "Scatter Plot", "Line Plot", "Fan Chart", "LiDAR Chart",

@@ -11,9 +11,9 @@ import torch
 
 from mathprobe.flows.eval import eval_flow
 from mathprobe.flows.probes import classify_flow, contamination_flow
-from mathprobe.tasks.benchmarks import conceptmath
-from mathprobe.tasks.benchmarks.conceptmath import probes
-from mathprobe.tasks.store import open_store
+from mathprobe.benchmarks import conceptmath
+from mathprobe.benchmarks.conceptmath import probes
+from mathprobe.store import open_store
 from tests.support.fake_api import fake_logprob, fake_tokens
 from tests.support.report import figure
 
@@ -167,7 +167,7 @@ def test_probes_through_an_openai_compatible_server(api, data_dir, db):
         n_opts = len(probes.level2_options(conceptmath.load(data_dir).items, system))
         assert rows[system]["mrr"] == pytest.approx(1 / n_opts) and rows[system]["top1"] == 0
     # `mathprobe report` on a probe run shows the probe's table
-    from mathprobe.tasks import reports
+    from mathprobe import reports
     report = reports.build(store, "cls")
     assert {s: figure(report, f"mrr:{s}")["value"] for s in rows} == \
         {s: pytest.approx(r["mrr"]) for s, r in rows.items()}
@@ -176,7 +176,7 @@ def test_probes_through_an_openai_compatible_server(api, data_dir, db):
 
 def test_contamination_needs_a_completion_endpoint(api, data_dir, db, monkeypatch):
     """A chat-only API cannot take the first half as is: a clear error before any run."""
-    from mathprobe.tasks.errors import MathprobeError
+    from mathprobe.errors import MathprobeError
 
     monkeypatch.setenv("ANTHROPIC_API_KEY", "sk-test-local")
     with pytest.raises(MathprobeError, match="no completion endpoint"):
@@ -197,7 +197,7 @@ def test_conceptmath_through_triton(triton_server, tiny_vlm, data_dir, db):
     assert report["run"]["n_ok"] == 8
     store = open_store(db)
     # few-shot to a one-text backend: the authors' turns flattened into a User/Assistant
-    # transcript (tasks/backends/transcript.py), which is what reaches the model
+    # transcript (mathprobe/backends/transcript.py), which is what reaches the model
     report = eval_flow(benchmark="conceptmath", model="triton:lmm_generate", setting="fs",
                        run_id="tri-fs", db=str(db), data_dir=str(data_dir), limit=2,
                        max_tokens=2, concurrency=2, triton_url=url)

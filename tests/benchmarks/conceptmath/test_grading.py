@@ -6,13 +6,13 @@ from pathlib import Path
 
 import pytest
 
-from mathprobe.tasks.benchmarks import conceptmath
-from mathprobe.tasks.benchmarks.conceptmath.grading.official import (answer_span, find_numbers,
+from mathprobe.benchmarks import conceptmath
+from mathprobe.benchmarks.conceptmath.grading.official import (answer_span, find_numbers,
                                                                      gold_items, is_close,
                                                                      normalise, official_correct)
-from mathprobe.tasks.benchmarks.conceptmath.grading.strict import strict_correct
-from mathprobe.tasks.errors import DataError
-from mathprobe.tasks.items import Chat
+from mathprobe.benchmarks.conceptmath.grading.strict import strict_correct
+from mathprobe.errors import DataError
+from mathprobe.items import Chat
 from tests.benchmarks.conceptmath.test_views import make_conceptmath_dir, row
 
 LEAF = "Calculate and Properties/Calculate/Decimals"
@@ -119,13 +119,13 @@ def test_errors_count_as_not_close():
                                   "+3/4", "3/-4", "1/3", "10/5", "0.5/2", "-0.25/-0.5", "2.50/1.25",
                                   "0/0", "3/0", "08/3", "50%", "3 1/2", "1,000"])
 def test_plain_numbers_normalise_exactly_as_sympys_latex_parser_makes_them(text):
-    """Plain numbers and quotients skip the ANTLR parse (tasks/.../grading/official.py); the value must
+    """Plain numbers and quotients skip the ANTLR parse (mathprobe/benchmarks/conceptmath/grading/official.py); the value must
     be the parser's own: same type, same value, same precision (a Float's digits decide
     closeness), and a string where the parser fails ('08')."""
     from sympy import simplify
     from sympy.parsing.latex import parse_latex
 
-    from mathprobe.tasks.benchmarks.conceptmath.grading.official import _prepare
+    from mathprobe.benchmarks.conceptmath.grading.official import _prepare
 
     expected = _prepare(text)
     try:
@@ -315,8 +315,8 @@ def test_a_file_graded_against_its_own_answer(tmp_path):
     assert read.gold == "[2 ,3]" and read.payload["answer"] == "[second ,third]"
     assert conceptmath.grade("official", read, text)[1] is True
     # and an import grades the response against the file's answer
-    from mathprobe.tasks import runs
-    from mathprobe.tasks.store import Store
+    from mathprobe import runs
+    from mathprobe.store import Store
     results = _results(tmp_path, [{**row("element_en", 1, "A", "a", "x", "[2 ,3]"),
                                    "response": response}])
     store = Store(tmp_path / "s.duckdb")

@@ -5,8 +5,8 @@ from __future__ import annotations
 
 import pytest
 
-from mathprobe.tasks.benchmarks.conceptmath import probes
-from mathprobe.tasks.items import Item
+from mathprobe.benchmarks.conceptmath import probes
+from mathprobe.items import Item
 
 
 def item(question: str, system: str = "element_en") -> Item:

@@ -7,12 +7,12 @@ from pathlib import Path
 import duckdb
 import pytest
 
-from mathprobe.tasks import reports
-from mathprobe.tasks import runs
-from mathprobe.tasks.benchmarks import conceptmath
-from mathprobe.tasks.reports import terminal
-from mathprobe.tasks.items import Completion
-from mathprobe.tasks.store import RunSpec, Store
+from mathprobe import reports
+from mathprobe import runs
+from mathprobe.benchmarks import conceptmath
+from mathprobe.reports import terminal
+from mathprobe.items import Completion
+from mathprobe.store import RunSpec, Store
 from tests.support.report import figure, figures
 
 SYSTEMS = ("element_en", "element_zh", "middle_en", "middle_zh")

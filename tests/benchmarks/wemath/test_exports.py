@@ -10,7 +10,7 @@ import json
 import duckdb
 import pytest
 
-from mathprobe.tasks.store import Store
+from mathprobe.store import Store
 from tests.support.cli import invoke
 
 FIGURE_VIEWS = ("wemath_four_dimensional", "wemath_step_accuracy", "wemath_category_accuracy",

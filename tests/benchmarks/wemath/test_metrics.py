@@ -4,9 +4,9 @@ from pathlib import Path
 
 import pytest
 
-from mathprobe.tasks import runs
-from mathprobe.tasks.benchmarks import wemath
-from mathprobe.tasks.store import Store
+from mathprobe import runs
+from mathprobe.benchmarks import wemath
+from mathprobe.store import Store
 from tests.benchmarks.wemath.helpers import make_wemath_dir, responses_for
 from tests.support.report import figure
 
@@ -140,8 +140,8 @@ def test_an_infra_failure_is_left_out_not_counted_wrong(hand_made, db):
     """A failed call leaves its whole problem out of EVERY figure (N, S1-S3, categories,
     concepts) until retried, exactly as if the problem had not been evaluated; the report says
     how many; a later answer completes it."""
-    from mathprobe.tasks import reports
-    from mathprobe.tasks.items import Completion
+    from mathprobe import reports
+    from mathprobe.items import Completion
 
     root, results = hand_made
     store = Store(db)

@@ -1,6 +1,6 @@
 """Triton Python-backend wrapper of HFModel.generate (see config.pbtxt)."""
 # The python backend's embedded interpreter ignores PYTHONPATH; the launcher passes the venv's
-# site-packages (mathprobe included) in MATHPROBE_SYS_PATH instead (tasks/serving/triton_server.py).
+# site-packages (mathprobe included) in MATHPROBE_SYS_PATH instead (mathprobe/serving/triton_server.py).
 # They go FIRST, ahead of the base interpreter's own site-packages (which may hold another numpy).
 import os
 import site
@@ -17,7 +17,7 @@ import json
 import numpy as np
 import triton_python_backend_utils as pb_utils
 
-from mathprobe.tasks.serving.hf_runtime import HFModel
+from mathprobe.serving.hf_runtime import HFModel
 
 
 def _scalar(request, name, default=None):

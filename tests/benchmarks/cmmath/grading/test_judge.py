@@ -4,13 +4,13 @@ import json
 
 import pytest
 
-from mathprobe.tasks.benchmarks import cmmath
-from mathprobe.tasks.benchmarks.cmmath.grading import judge_prompt_authors
-from mathprobe.tasks.benchmarks.cmmath import audit as judge
-from mathprobe.tasks.contract import Judge
-from mathprobe.tasks.errors import DataError, MathprobeError
-from mathprobe.tasks.runs import judging
-from mathprobe.tasks.store import Store
+from mathprobe.benchmarks import cmmath
+from mathprobe.benchmarks.cmmath.grading import judge_prompt_authors
+from mathprobe.benchmarks.cmmath import audit as judge
+from mathprobe.contract import Judge
+from mathprobe.errors import DataError, MathprobeError
+from mathprobe.runs import judging
+from mathprobe.store import Store
 from tests.conftest import shared_data_dir
 
 

@@ -3,8 +3,8 @@ from concurrent.futures import ThreadPoolExecutor
 
 import pytest
 
-from mathprobe.tasks.benchmarks import cmmath
-from mathprobe.tasks.items import Item
+from mathprobe.benchmarks import cmmath
+from mathprobe.items import Item
 
 QUESTION = "如图，下列说法正确的是（   ）\nA.$$1$$\nB.$$\\frac{1}{2}$$\nC.$$3$$\nD.$$4$$\n"
 

@@ -4,10 +4,10 @@ never writes; the parse cache; and the measurement on the sample's worked soluti
 import math_verify
 import pytest
 
-from mathprobe.tasks.benchmarks import cmmath
-from mathprobe.tasks.benchmarks.cmmath.grading import (answer_values, mentioned_numbers,
+from mathprobe.benchmarks import cmmath
+from mathprobe.benchmarks.cmmath.grading import (answer_values, mentioned_numbers,
                                                        rule_agreement)
-from mathprobe.tasks.items import Item
+from mathprobe.items import Item
 from tests.benchmarks.cmmath.grading.test_rules import choice, free, verdict
 
 POSITIVE = ("某校统计了成绩，则下列说法正确的是（   ）．\nA.平均分为$$80$$\nB.中位数为$$75$$\n"
@@ -179,10 +179,10 @@ def test_grading_runs_parses_each_distinct_expression_once(tmp_path, data_dir, m
     one, counted at its entry point) reads each distinct normalised expression once in all."""
     from collections import Counter
 
-    from mathprobe.tasks import registry
-    from mathprobe.tasks.items import Completion
-    from mathprobe.tasks.runs import grade_run, prepare
-    from mathprobe.tasks.store import RunSpec, Store
+    from mathprobe import registry
+    from mathprobe.items import Completion
+    from mathprobe.runs import grade_run, prepare
+    from mathprobe.store import RunSpec, Store
 
     for cached in (answer_values.make_value, answer_values._parse_math, answer_values._verify):
         cached.cache_clear()
@@ -340,7 +340,7 @@ def test_judged_records_in_the_authors_format(tmp_path):
     format) and splits them by problem id like the rest; a bad record names its row."""
     import json
 
-    from mathprobe.tasks.errors import DataError
+    from mathprobe.errors import DataError
 
     rows = [{"problem_id": "s_1", "question": QUESTION_DEMO, "answer": "C\n",
              "model_response": "所以最终的答案是C.", "output_correct": "Yes"},

@@ -2,8 +2,8 @@
 split's misses showed), each with the near case it must still leave to the judge."""
 import pytest
 
-from mathprobe.tasks.benchmarks import cmmath
-from mathprobe.tasks.items import Item
+from mathprobe.benchmarks import cmmath
+from mathprobe.items import Item
 from tests.benchmarks.cmmath.grading.test_rules import free, verdict
 
 

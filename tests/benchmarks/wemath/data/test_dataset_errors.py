@@ -3,8 +3,8 @@ import json
 
 import pytest
 
-from mathprobe.tasks.benchmarks import wemath
-from mathprobe.tasks.errors import DataError
+from mathprobe.benchmarks import wemath
+from mathprobe.errors import DataError
 from tests.benchmarks.wemath.helpers import make_wemath_dir, responses_for
 
 SPEC = {"2steps_1": {"gold": ["A", "B", "C"], "concepts": ["Leaf One", "Leaf Two",

@@ -21,9 +21,9 @@ from pathlib import Path
 
 import pytest
 
-from mathprobe.tasks import reports
-from mathprobe.tasks.benchmarks.wemath import extract_official
-from mathprobe.tasks.store import Store, close_all
+from mathprobe import reports
+from mathprobe.benchmarks.wemath import extract_official
+from mathprobe.store import Store, close_all
 from tests.support.cli import invoke
 from tests.support.report import figure, value
 

@@ -16,9 +16,9 @@ from typer.testing import CliRunner
 from mathprobe.cli.main import app
 from mathprobe.flows.common import call_flow
 from mathprobe.flows.eval import eval_flow
-from mathprobe.tasks.benchmarks import wemath
-from mathprobe.tasks.benchmarks.wemath.grading import judge as wemath_judge
-from mathprobe.tasks.store import open_store
+from mathprobe.benchmarks import wemath
+from mathprobe.benchmarks.wemath.grading import judge as wemath_judge
+from mathprobe.store import open_store
 
 pytestmark = pytest.mark.usefixtures("prefect_harness")
 JUDGE = "openai:fake-judge"
@@ -195,7 +195,7 @@ def test_what_the_judge_is_asked_about():
 
 
 def test_judge_values():
-    from mathprobe.tasks.runs import judging
+    from mathprobe.runs import judging
 
     assert judging.judge_options("openai:m#repeat=2,prompt=x") == {"prompt": "x"}
     assert judging.repeat_of("openai:m#repeat=3") == 3 and judging.repeat_of("openai:m") == 1

@@ -1,7 +1,7 @@
 """The authors' answer extraction, including the cases where it is deliberately naive."""
 import pytest
 
-from mathprobe.tasks.benchmarks.wemath import extract_official, option_letters
+from mathprobe.benchmarks.wemath import extract_official, option_letters
 
 
 @pytest.mark.parametrize("response, expected", [

@@ -10,9 +10,9 @@ from __future__ import annotations
 import operator
 import re
 
-from mathprobe.tasks.backends.registry import BackendKind, Settings
-from mathprobe.tasks.backends.secrets import resolve_secret
-from mathprobe.tasks.items import Completion, Request
+from mathprobe.backends.registry import BackendKind, Settings
+from mathprobe.backends.secrets import resolve_secret
+from mathprobe.items import Completion, Request
 
 SUM = re.compile(r"(-?\d+)\s*([-+*])\s*(-?\d+)")
 KNOWS = {"adder": "+-", "calculator": "+-*"}

@@ -12,11 +12,11 @@ import json
 import re
 from pathlib import Path
 
-from mathprobe.tasks.contract import Benchmark, Dataset, Grade, fingerprint
-from mathprobe.tasks.figures import Each, Figures, Plot, Stat, Table
-from mathprobe.tasks.errors import DataError
-from mathprobe.tasks.files import read_jsonl, read_result_rows, response_text
-from mathprobe.tasks.items import Item
+from mathprobe.contract import Benchmark, Dataset, Grade, fingerprint
+from mathprobe.figures import Each, Figures, Plot, Stat, Table
+from mathprobe.errors import DataError
+from mathprobe.files import read_jsonl, read_result_rows, response_text
+from mathprobe.items import Item
 
 NUMBER_RE = re.compile(r"-?\d+(?:\.\d+)?")
 

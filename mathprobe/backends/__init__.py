@@ -1,0 +1,55 @@
+"""Model backends behind one small async interface.
+
+A backend turns a `Request` into a `Completion` and never raises for a failed call: failures come
+back as `Completion(status='infra_failed', error=...)` so they are stored, excluded from metrics
+and retried later instead of being graded as wrong answers. Which kinds exist, and what each
+needs, is the registry's (`mathprobe.backends.registry`, the `mathprobe.backends` entry point).
+"""
+from __future__ import annotations
+
+from typing import Protocol
+
+from mathprobe.backends import registry
+from mathprobe.backends.registry import parse_spec
+from mathprobe.items import Completion, Request
+
+__all__ = ["Backend", "get_backend", "parse_spec", "provider_limit", "registry"]
+
+
+class Backend(Protocol):
+    kind: str      # 'baseline', 'openai', ...
+    model: str     # the part after the colon
+
+    async def complete(self, request: Request) -> Completion: ...
+
+    async def aclose(self) -> None: ...
+
+
+def provider_limit(spec: str) -> int:
+    """The per-provider cap (the kind's `concurrency`), overridable as
+    MATHPROBE_MAX_CONCURRENCY_<KIND> (e.g. ..._OPENAI)."""
+    import os
+
+    kind = registry.kind_of(spec)
+    env = os.environ.get(f"MATHPROBE_MAX_CONCURRENCY_{kind.name.upper()}")
+    return int(env) if env else kind.concurrency
+
+
+def get_backend(spec: str, *, seed: int = 0, timeout_s: float | None = None,
+                triton_url: str | None = None) -> Backend:
+    """The backend for BACKEND:NAME. Raises MathprobeError for an unknown or unusable one.
+    `triton_url`: the server of a kind named by an option (its `url_option`, --triton-url)."""
+    from mathprobe.backends.retry import RetryPolicy
+
+    kind, model = parse_spec(spec)
+    found = registry.find(kind)
+    settings = registry.Settings(seed=seed, policy=RetryPolicy.from_env(timeout_s=timeout_s),
+                                 url=triton_url if found.url_option else None)
+    return found.make(model, settings)
+
+
+def __getattr__(name: str):
+    # MODULES is computed when asked for, so a kind installed after this import is in it
+    if name == "MODULES":
+        return registry.slow_imports()
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")

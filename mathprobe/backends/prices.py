@@ -1,0 +1,48 @@
+"""The price table: token counts in, dollars out."""
+from __future__ import annotations
+
+import os
+import tomllib
+from functools import lru_cache
+from pathlib import Path
+
+from mathprobe.errors import MathprobeError
+
+DEFAULT = Path(__file__).with_name("prices.toml")
+
+
+@lru_cache(maxsize=8)
+def _load(extra: str | None) -> dict[str, dict[str, dict[str, float]]]:
+    table = tomllib.loads(DEFAULT.read_text())
+    if extra:
+        path = Path(extra)
+        try:
+            more = tomllib.loads(path.read_text())
+        except (OSError, tomllib.TOMLDecodeError) as exc:
+            raise MathprobeError(f"{path}: cannot read the price table ({exc})") from exc
+        for kind, models in more.items():
+            table.setdefault(kind, {}).update(models)
+    return table
+
+
+def price(kind: str, model: str) -> dict[str, float] | None:
+    return _load(os.environ.get("MATHPROBE_PRICES")).get(kind, {}).get(model)
+
+
+def cost(kind: str, model: str, input_tokens: int | None, output_tokens: int | None) -> float | None:
+    """Dollars for one call, or None when the model has no price (or the call no token counts)."""
+    p = price(kind, model)
+    if p is None or input_tokens is None or output_tokens is None:
+        return None
+    return (input_tokens * p["input"] + output_tokens * p["output"]) / 1_000_000
+
+
+def is_priced(spec: str) -> bool:
+    """Whether the cost of BACKEND:NAME is known: a kind whose calls cost nothing here (its
+    `priced` is false, or it is not installed here to say) is; a priced kind's model only with
+    an entry in the price table."""
+    from mathprobe.backends import registry
+
+    kind, _, model = spec.partition(":")
+    found = registry.find(kind)
+    return found is None or not found.priced or price(kind, model) is not None

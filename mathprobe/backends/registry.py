@@ -1,0 +1,153 @@
+"""Backends by kind, found through the `mathprobe.backends` entry point.
+
+A backend kind is the part of `--model BACKEND:NAME` before the colon. Each kind is one module
+that holds its client and a `BackendKind` describing it: the factory that builds the client
+and the facts the rest of mathprobe needs without building one (the command line's help, the
+checks made before Prefect starts, the API key and where to find it, the run card's endpoint,
+the concurrency cap). Any installed distribution can add a kind by declaring, in its
+pyproject.toml,
+
+    [project.entry-points."mathprobe.backends"]
+    mykind = "my_package.backend:BACKEND"     # a BackendKind whose `name` is 'mykind'
+
+mathprobe's own kinds are registered the same way (pyproject.toml), so no list of kinds is
+written anywhere else; docs/adding-a-backend.md walks through one. A backend module must stay
+cheap to import (its SDK imported when the first client is built): the registry imports every
+module to read its `BackendKind`, and `parse_spec` runs before anything else on the command line.
+"""
+from __future__ import annotations
+
+import functools
+from collections.abc import Callable
+from dataclasses import dataclass
+from importlib.metadata import entry_points
+from typing import TYPE_CHECKING
+
+from mathprobe.errors import MathprobeError
+
+if TYPE_CHECKING:
+    from mathprobe.backends import Backend
+    from mathprobe.backends.retry import RetryPolicy
+
+GROUP = "mathprobe.backends"
+
+
+@dataclass(frozen=True)
+class Settings:
+    """What a run gives every factory besides the model name: the seed (a backend that draws
+    at random draws from it), the retry and timeout policy, and the server's address for a
+    kind whose server is named on the command line (`url_option`)."""
+    seed: int
+    policy: "RetryPolicy"
+    url: str | None = None
+
+
+@dataclass(frozen=True)
+class BackendKind:
+    """One backend kind, as the rest of mathprobe sees it without building a client."""
+    name: str                    # the prefix in BACKEND:NAME
+    usage: str                   # how --model names it, e.g. 'openai:MODEL'
+    help: str                    # what it is, a few words for the command line's help
+    factory: Callable[[str, Settings], "Backend"]   # (NAME, settings) -> the client
+    key_env: str | None = None   # its API key: this variable, else the Prefect Secret block
+    #                              named after it (mathprobe.backends.secrets)
+    endpoint_env: str | None = None   # the variable naming the server it calls (the run card)
+    url_option: str | None = None     # the option naming its server (e.g. --triton-url)
+    extra: str | None = None          # the pyproject extra it needs (mathprobe.extras) ...
+    extra_modules: tuple[str, ...] = ()   # ... and which of that extra's modules
+    slow_import: str | None = None    # the module its first client imports (an SDK: 0.3-0.8 s),
+    #                                   imported ahead by the command line and the warm runner
+    names: tuple[str, ...] = ()       # the only NAMEs it accepts, when it has a fixed few
+    check: Callable[[str], str | None] | None = None   # NAME -> what is wrong with it, or None
+    concurrency: int = 64             # requests in flight at most, by default
+    network: bool = False             # it calls a server: account-wide limits apply to it
+    priced: bool = False              # its calls cost money (the price table has its models)
+    scores_text: bool = False         # it returns token log-probabilities of a given text
+    seeded: bool = False              # its answers depend on the run's seed (the run card)
+    rank: int = 100                   # its place in lists of kinds (then by name): entry points
+    #                                   come in no set order; the help lists the commonest first
+
+    def make(self, model: str, settings: Settings) -> "Backend":
+        return self.factory(model, settings)
+
+
+@functools.cache
+def _discovered() -> dict[str, BackendKind]:
+    kinds: dict[str, BackendKind] = {}
+    for ep in entry_points(group=GROUP):
+        if ep.name in kinds:
+            continue                      # the first distribution on the path keeps a kind
+        kind = ep.load()
+        if not isinstance(kind, BackendKind):
+            raise MathprobeError(f"entry point {GROUP}:{ep.name} = {ep.value} is not a "
+                                 "mathprobe.backends.registry.BackendKind")
+        if kind.name != ep.name:
+            raise MathprobeError(f"entry point {GROUP}:{ep.name} loads a backend named "
+                                 f"{kind.name!r}")
+        kinds[ep.name] = kind
+    return dict(sorted(kinds.items(), key=lambda nk: (nk[1].rank, nk[0])))
+
+
+def kinds() -> list[BackendKind]:
+    """Every registered kind, by `rank` then name."""
+    return list(_discovered().values())
+
+
+def names() -> list[str]:
+    return list(_discovered())
+
+
+def find(name: str) -> BackendKind | None:
+    """The kind `name`, or None where it is not installed (e.g. a stored run's plug-in)."""
+    return _discovered().get(name)
+
+
+def refresh() -> None:
+    """Forget what was found (after installing a plug-in into the running interpreter)."""
+    _discovered.cache_clear()
+
+
+def usages() -> str:
+    return ", ".join(k.usage for k in kinds())
+
+
+def models_help() -> str:
+    """--model's help: every kind's usage and what it is."""
+    return "BACKEND:NAME, one of: " + ", ".join(f"{k.usage} ({k.help})" for k in kinds())
+
+
+def parse_spec(spec: str, option: str = "--model") -> tuple[str, str]:
+    """BACKEND:NAME -> (backend, name) for a backend that exists; a MathprobeError otherwise.
+    Builds no client, so it is instant (the command line checks --model before anything)."""
+    kind, sep, model = spec.partition(":")
+    if not sep or not kind or not model:
+        raise MathprobeError(f"{option} {spec!r}: expected BACKEND:NAME, one of {usages()}")
+    found = find(kind)
+    if found is None:
+        raise MathprobeError(f"{option} {spec!r}: unknown backend {kind!r} "
+                             f"(available: {usages()})")
+    if found.names and model not in found.names:
+        only = ", ".join(f"{kind}:{n}" for n in found.names)
+        raise MathprobeError(f"{option} {spec!r}: the only {kind} is {only}"
+                             if len(found.names) == 1 else
+                             f"{option} {spec!r}: {kind} has {only}")
+    return kind, model
+
+
+def kind_of(spec: str, option: str = "--model") -> BackendKind:
+    kind, _ = parse_spec(spec, option)
+    return _discovered()[kind]
+
+
+def slow_imports() -> dict[str, str]:
+    """Kind -> the module worth importing ahead of its first use (its SDK, else its own)."""
+    return {k.name: k.slow_import or _module_of(k) for k in kinds()}
+
+
+def _module_of(kind: BackendKind) -> str:
+    return getattr(kind.factory, "__module__", None) or __name__
+
+
+def network_kinds() -> tuple[str, ...]:
+    return tuple(k.name for k in kinds() if k.network)
+

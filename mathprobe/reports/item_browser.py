@@ -1,0 +1,173 @@
+"""The HTML report's item browser: every answer that counts, with its question as the model saw
+it (a benchmark's `shown_question`: WE-MATH's options included), extracted answer, gold, verdict
+per grader, status and image.
+
+Rows are in natural order of their ids (2steps_1, 2steps_2, ..., 2steps_10), whole runs in
+order, up to `max_items` answers. Images travel with the file: distinct images (by content) are
+embedded as JPEG thumbnails of at most `THUMB_PX` pixels a side, up to `max_thumbnails` of them
+(a thumbnail costs about 5 ms and 5 KB); the others are linked relative to the report's folder,
+so a report shared together with its data folder still finds them. Never an absolute file://
+link: that breaks on any other machine.
+"""
+from __future__ import annotations
+
+import base64
+import hashlib
+import io
+import os
+import re
+from pathlib import Path
+from typing import Any
+
+from mathprobe import registry
+from mathprobe.errors import MathprobeError
+from mathprobe.store import Store
+
+MAX_ITEMS = 20_000          # answers in the item browser at most (whole runs, in order)
+MAX_TEXT = 4_000            # characters of a question or response kept in the browser
+MAX_THUMBNAILS = 300        # distinct images embedded as thumbnails at most; others linked
+THUMB_PX = 240
+
+
+def natural_key(text: str) -> tuple:
+    """'2steps_10' after '2steps_9': digits compared as numbers."""
+    return tuple((0, int(p), "") if p.isdigit() else (1, 0, p)
+                 for p in re.split(r"(\d+)", text) if p)
+
+
+def items(store: Store, runs: list[dict[str, Any]], data_dir: Path | None, max_items: int,
+          out_dir: Path, max_thumbnails: int = MAX_THUMBNAILS) -> dict[str, Any]:
+    """The browser's data: runs, graders, images, and per answer [run index, item id, concept,
+    question, gold, status, response, image index (-1: none), {grader: [extracted, correct]}]."""
+    take, total, left_out = [], 0, []
+    counts = dict(store.query("SELECT run_id, count(*) FROM current_responses WHERE "
+                              "list_contains(?, run_id) GROUP BY run_id",
+                              [[r["run_id"] for r in runs]]))
+    for r in runs:
+        n = counts.get(r["run_id"], 0)
+        if total + n > max_items and take:
+            left_out.append(r["run_id"])
+            continue
+        take.append(r["run_id"])
+        total += n
+    rows = store.query(
+        "SELECT c.run_id, c.item_id, i.concept, i.question, i.gold, c.status, c.response, "
+        "c.error FROM current_responses c JOIN runs r ON r.run_id = c.run_id "
+        "JOIN items i ON i.benchmark = r.benchmark AND i.item_id = c.item_id "
+        "WHERE list_contains(?, c.run_id)", [take])
+    verdicts: dict[tuple[str, str], dict[str, list]] = {}
+    graders: set[str] = set()
+    for run_id, item_id, grader, extracted, correct in store.query(
+            "SELECT run_id, item_id, grader, extracted, correct FROM item_verdicts "
+            "WHERE list_contains(?, run_id)", [take]):
+        verdicts.setdefault((run_id, item_id), {})[grader] = [extracted, correct]
+        graders.add(grader)
+    order = {run_id: k for k, run_id in enumerate(take)}
+    rows.sort(key=lambda r: (order[r[0]], natural_key(r[1])))
+    bench_of = {r["run_id"]: r["benchmark"] for r in runs}
+    shown = _datasets({bench_of[r] for r in take}, data_dir)
+    images = _Images(out_dir, max_thumbnails)
+    out = []
+    for run_id, item_id, concept, question, gold, status, response, error in rows:
+        question_text, image = shown.get(bench_of[run_id], {}).get(item_id, (question, None))
+        out.append([order[run_id], item_id, concept or "", _cut(question_text), gold or "",
+                    status, _cut(response if response is not None else (error or "")),
+                    images.ref(image), verdicts.get((run_id, item_id), {})])
+    grader_of = {r["run_id"]: r["grader"] for r in runs}
+    return {"data": {"runs": take, "run_graders": [grader_of[r] for r in take],
+                     "run_benchmarks": [bench_of[r] for r in take],
+                     "graders": sorted(graders), "images": images.srcs, "rows": out},
+            "left_out": left_out, "datasets": bool(shown), "thumbnails": images.embedded,
+            "linked": len(images.srcs) - images.embedded}
+
+
+def _datasets(names: set[str], data_dir: Path | None
+              ) -> dict[str, dict[str, tuple[str, str | None]]]:
+    """benchmark -> item id -> (question as shown to the model, image path), from the data."""
+    try:
+        root = registry.resolve_data_dir(data_dir)
+    except MathprobeError:
+        return {}
+    out = {}
+    for name in sorted(names):
+        bench = registry.get(name)
+        try:
+            dataset = bench.load(root)
+        except (MathprobeError, OSError):
+            continue
+        out[name] = {i.item_id: (bench.shown_question(i),
+                                 i.image_path if i.image_path and Path(i.image_path).is_file()
+                                 else None) for i in dataset.items}
+    return out
+
+
+class _Images:
+    """Image paths -> indices into `srcs` (a thumbnail's data: URL, or a link relative to the
+    report's folder), one entry per distinct content."""
+
+    def __init__(self, out_dir: Path, max_thumbnails: int):
+        self.out_dir = out_dir.resolve()
+        self.max = max_thumbnails
+        self.srcs: list[str] = []
+        self.embedded = 0
+        self._by_path: dict[str, int] = {}
+        self._by_digest: dict[str, int] = {}
+
+    def ref(self, path: str | None) -> int:
+        if not path:
+            return -1
+        if path in self._by_path:
+            return self._by_path[path]
+        data = Path(path).read_bytes()
+        digest = hashlib.blake2b(data, digest_size=16).hexdigest()
+        if digest not in self._by_digest:
+            src = _thumbnail(digest, data) if self.embedded < self.max else None
+            if src is None:
+                src = Path(os.path.relpath(Path(path).resolve(), self.out_dir)).as_posix()
+            else:
+                self.embedded += 1
+            self._by_digest[digest] = len(self.srcs)
+            self.srcs.append(src)
+        self._by_path[path] = self._by_digest[digest]
+        return self._by_path[path]
+
+
+_THUMBNAILS: dict[str, str | None] = {}     # digest -> thumbnail, kept for the next report of
+THUMBNAILS_KEPT = 2_000                     # this process (a sweep, the warm runner): ~12 MB
+
+
+def _thumbnail(digest: str, data: bytes) -> str | None:
+    if digest not in _THUMBNAILS:
+        if len(_THUMBNAILS) >= THUMBNAILS_KEPT:
+            _THUMBNAILS.clear()
+        _THUMBNAILS[digest] = _make_thumbnail(data)
+    return _THUMBNAILS[digest]
+
+
+def _make_thumbnail(data: bytes) -> str | None:
+    from PIL import Image, UnidentifiedImageError
+
+    try:
+        im = Image.open(io.BytesIO(data))
+        im.load()
+    except (UnidentifiedImageError, OSError):
+        return None
+    factor = max(1, max(im.size) // THUMB_PX)
+    if factor > 1:
+        im = im.reduce(factor)
+    if im.mode in ("RGBA", "LA", "P"):
+        im = im.convert("RGBA")
+        flat = Image.new("RGB", im.size, "white")
+        flat.paste(im, mask=im.split()[-1])
+        im = flat
+    im = im.convert("RGB")
+    im.thumbnail((THUMB_PX, THUMB_PX))
+    buf = io.BytesIO()
+    im.save(buf, "JPEG", quality=72)
+    return "data:image/jpeg;base64," + base64.b64encode(buf.getvalue()).decode("ascii")
+
+
+def _cut(text: str | None) -> str:
+    text = text or ""
+    return text if len(text) <= MAX_TEXT else (text[:MAX_TEXT] + f" … [{len(text) - MAX_TEXT} "
+                                               "more characters: see the responses table]")

@@ -1,0 +1,341 @@
+"""Everything about a command that can be checked without Prefect, checked first.
+
+Starting Prefect (its ephemeral API) takes 10-20 s, so a typo must not wait for it: the command
+line calls these before it imports a flow, and the flows call the same checks at their start
+(a deployment run from the UI gets the same messages). Each check raises a MathprobeError whose
+text is the one line the user sees: the option, the value, what is wrong, what is accepted.
+Nothing here imports Prefect, opens the store for writing or builds an SDK client.
+"""
+from __future__ import annotations
+
+import difflib
+import math
+import os
+import re
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any, Sequence
+
+from mathprobe import extras, registry
+from mathprobe.backends import registry as backends
+from mathprobe.backends.secrets import block_name, key_available
+from mathprobe.contract import Benchmark
+from mathprobe.errors import MathprobeError
+from mathprobe.runs import judging
+from mathprobe.store import RunSpec
+from mathprobe.store.duckdb_store import check_same_work, peek
+from mathprobe.store.location import parse
+from mathprobe.store.owned_paths import Owned, clash
+
+
+# What a user means by each number: (least, most, what it counts).
+NUMBERS: dict[str, tuple[float, float | None, str]] = {
+    "limit": (1, None, "a number of questions"),
+    "concurrency": (1, 4096, "requests in flight"),
+    "max_tokens": (1, 1_000_000, "new tokens per answer"),
+    "max_cost": (0, None, "US dollars"),
+    "request_timeout": (0, 86_400, "seconds per attempt"),
+    "temperature": (0, 2, "the sampling temperature"),
+    "resamples": (100, 1_000_000, "bootstrap resamples"),
+    "seed": (0, 2**32 - 1, "a random seed"),
+    "port": (1, 65_535, "a TCP port"),
+}
+ABOVE = ("max_cost", "request_timeout")      # must be above their least, not equal to it
+
+
+def check_counts(**options: int | float | None) -> None:
+    """Numeric options as a user means them: finite (`inf` and `nan` parse as numbers, and an
+    infinite --temperature or --request-timeout made every call fail as an infrastructure
+    fault) and in range (NUMBERS). `port`-like names (`grpc_port`) are ports. None: not given."""
+    for name, value in options.items():
+        if value is None:
+            continue
+        flag = "--" + name.replace("_", "-")
+        least, most, what = NUMBERS["port" if name.endswith("port") else name]
+        if not math.isfinite(value):
+            raise MathprobeError(f"{flag} {value}: must be a finite number ({what})")
+        if name in ABOVE and not value > least:
+            raise MathprobeError(f"{flag} {value}: must be above {least} ({what})")
+        if value < least:
+            raise MathprobeError(f"{flag} {value}: must be at least {least} ({what})")
+        if most is not None and value > most:
+            raise MathprobeError(f"{flag} {value}: must be at most {most} ({what})")
+
+
+def output_file(flag: str, path: str | Path, owned: Sequence[Owned] = ()) -> Path:
+    """A file the command will write: not a directory, not one the command reads (`owned`: the
+    store's files, the data; mathprobe/store/owned_paths.py), in a folder that exists or can be made
+    and that takes files (checked before any work, not after it)."""
+    path = Path(path).expanduser()
+    not_owned(flag, path, owned)
+    if path.is_dir():
+        raise MathprobeError(f"{flag} {path}: is a directory; name a file in it")
+    _writable_folder(flag, path, path.resolve().parent)
+    if path.exists() and not os.access(path, os.W_OK):
+        raise MathprobeError(f"{flag} {path}: cannot write to it (no permission)")
+    return path
+
+
+def output_dir(flag: str, path: str | Path, owned: Sequence[Owned] = ()) -> Path:
+    """A folder the command will write files into: not a file (nor one the command reads), not
+    inside a folder the command reads, existing or possible to make, and taking files."""
+    path = Path(path).expanduser()
+    not_owned(flag, path, owned)
+    if path.exists() and not path.is_dir():
+        raise MathprobeError(f"{flag} {path}: is a file, not a folder")
+    _writable_folder(flag, path, path.resolve())
+    return path
+
+
+def not_owned(flag: str, path: str | Path, owned: Sequence[Owned]) -> None:
+    """The one-line error for an output path that would overwrite (or write into) something the
+    command reads: the store, its sidecar files, a lake's data folder, the benchmark data."""
+    hit = clash(path, list(owned))
+    if hit is not None:
+        same = "is" if hit.path.resolve() == Path(path).expanduser().resolve() else (
+            "is inside" if hit.folder else "is the same file as")
+        raise MathprobeError(f"{flag} {path}: {same} {hit.what} ({hit.path}); writing there "
+                             "would destroy it: name another file")
+
+
+SQL_TOKEN = re.compile(r"'((?:[^']|'')*)'|\"(?:[^\"]|\"\")*\"|--[^\n]*|/\*.*?\*/|(\w+)|([()])|\S",
+                       re.DOTALL)
+
+
+def sql_outputs(query: str, owned: Sequence[Owned]) -> None:
+    """`mathprobe sql` is read-only, yet DuckDB's COPY ... TO, EXPORT DATABASE and ATTACH write
+    files wherever they are told, the store's own file included: the file each such statement
+    writes (COPY's target after its top-level TO, EXPORT's folder, ATTACH's file) is checked
+    against `owned` before the query runs. A file a COPY only reads is not a target."""
+    import duckdb
+
+    try:
+        statements = duckdb.extract_statements(query)
+    except duckdb.Error:
+        return                                   # the query's own error, when it runs
+    for statement in statements:
+        top: list[tuple[str, str]] = []          # ('word' | 'text', value) outside parentheses
+        depth = 0
+        for m in SQL_TOKEN.finditer(statement.query):
+            text, word, paren = m.group(1), m.group(2), m.group(3)
+            depth += {"(": 1, ")": -1}.get(paren or "", 0)
+            if depth == 0 and (text is not None or word):
+                top.append(("text", text.replace("''", "'")) if text is not None
+                           else ("word", word.upper()))
+        texts = [v for k, v in top if k == "text"]
+        if statement.type == duckdb.StatementType.COPY:
+            after_to = [top[i + 1] for i, t in enumerate(top[:-1]) if t == ("word", "TO")]
+            targets = [v for k, v in after_to if k == "text"]
+        elif statement.type == duckdb.StatementType.EXPORT:
+            targets = texts[-1:]
+        elif statement.type == duckdb.StatementType.ATTACH:
+            targets = texts[:1]
+        else:
+            continue
+        flag = {"COPY": "sql: COPY ... TO", "EXPORT": "sql: EXPORT DATABASE"}.get(
+            statement.type.name, "sql: ATTACH")
+        for target in targets:
+            not_owned(flag, target, owned)
+
+
+def _writable_folder(flag: str, path: Path, folder: Path) -> None:
+    existing = next((p for p in [folder, *folder.parents] if p.exists()), None)
+    if existing is None or not existing.is_dir():
+        raise MathprobeError(f"{flag} {path}: {existing} is not a folder")
+    if _read_only(existing):
+        raise MathprobeError(f"{flag} {path}: {existing} is on a read-only file system")
+    if not os.access(existing, os.W_OK):
+        raise MathprobeError(f"{flag} {path}: cannot create files in {existing} (no permission)")
+
+
+def _read_only(path: Path) -> bool:
+    try:
+        return bool(os.statvfs(path).f_flag & os.ST_RDONLY)
+    except OSError:
+        return False
+
+
+RUN_ID_CHARS = "A-Za-z0-9._-"
+
+
+def check_run_id(run_id: str | None, option: str = "--run-id") -> None:
+    """A given run id must name something ('' or blanks would silently become the default),
+    and be usable as given in a file name (the run's HTML report, `<run id>.html`) and,
+    mapped as `artifact_key` says, in a Prefect artifact key: letters, digits, '.', '_' and
+    '-', not starting with '.' or '-' (a hidden file, an option)."""
+    if run_id is None:
+        return
+    if not run_id.strip():
+        raise MathprobeError(f"{option} {run_id!r}: empty; give the run a name")
+    if run_id != run_id.strip():
+        raise MathprobeError(f"{option} {run_id!r}: leading or trailing blanks")
+    bad = sorted(set(re.findall(f"[^{RUN_ID_CHARS}]", run_id)))
+    if bad:
+        fixed = re.sub(f"[^{RUN_ID_CHARS}]+", "-", run_id).strip("-.") or "run"
+        raise MathprobeError(f"{option} {run_id!r}: {' '.join(repr(c) for c in bad)} cannot be "
+                             "in a file name or a Prefect artifact key; use letters, digits, "
+                             f"'.', '_' and '-', e.g. {fixed!r}")
+    if run_id[0] in ".-":
+        raise MathprobeError(f"{option} {run_id!r}: must not start with {run_id[0]!r}; e.g. "
+                             f"{run_id.lstrip('.-') or 'run'!r}")
+
+
+def benchmark(name: str) -> Benchmark:
+    """The registered benchmark `name`, or an error listing them (with the likely one)."""
+    if name not in registry.names():
+        close = difflib.get_close_matches(name, registry.names(), n=1)
+        hint = f" (did you mean {close[0]}?)" if close else ""
+        raise MathprobeError(f"--benchmark {name!r}: unknown benchmark{hint}; available: "
+                             f"{', '.join(registry.names())}")
+    return registry.get(name)
+
+
+def setting(bench: Benchmark, value: str | None) -> str:
+    chosen = value or bench.default_setting
+    if chosen not in bench.settings:
+        raise MathprobeError(f"--setting {chosen!r}: {bench.name} has "
+                             f"{', '.join(bench.settings)}")
+    return chosen
+
+
+def model(spec: str, option: str = "--model") -> tuple[str, str]:
+    """A BACKEND:NAME whose backend is registered, has the extra it needs installed, accepts
+    NAME (e.g. a replay file that exists) and whose API key can be had (from the environment,
+    or a Prefect Secret block)."""
+    kind, name = backends.parse_spec(spec, option)
+    found = backends.find(kind)
+    if found.extra:
+        extras.require(found.extra, f"{option} {spec!r}", found.extra_modules or None)
+    problem = found.check(name) if found.check else None
+    if problem:
+        raise MathprobeError(f"{option} {spec!r}: {problem}")
+    env = found.key_env
+    if env and key_available(env) is False:
+        raise MathprobeError(f"{option} {spec!r}: no API key: set {env}, or create a Prefect "
+                             f"Secret block named '{block_name(env)}'")
+    return kind, name
+
+
+def data(bench: Benchmark, data_dir: str | Path | None) -> Path:
+    """The data directory, with the benchmark's files loaded and validated (a bad row is a
+    DataError naming the file, row and field)."""
+    path = registry.resolve_data_dir(data_dir)
+    bench.load(path)
+    return path
+
+
+def store_path(db: str | Path, data_path: str | None = None) -> Path | None:
+    """A store that can be created or opened for writing: a file (or a SQLite lake catalog)
+    in a folder that exists and, if it exists, one that can be written (a read-only mount is
+    said now, not once Prefect has started); None for a PostgreSQL-catalogued lake (its server
+    tells)."""
+    loc = parse(db, data_path)
+    if loc.is_lake and loc.catalog == "postgres":
+        extras.require("lake", f"--db {db}", ("duckdb_extension_postgres_scanner",))
+    if loc.is_lake and data_path and "://" not in data_path:
+        output_dir("--data-path", data_path)
+    if loc.is_lake and loc.catalog != "sqlite":
+        return None
+    path = Path(loc.target)
+    if path.is_dir():
+        raise MathprobeError(f"--db {db}: is a directory; name a file, e.g. {path / 'runs.duckdb'}")
+    parent = path.resolve().parent
+    if not parent.exists():            # a typo in the folder must not create a tree of folders
+        raise MathprobeError(f"--db {db}: the folder {parent} does not exist; create it first, "
+                             "or name a file in an existing folder")
+    if not parent.is_dir():
+        raise MathprobeError(f"--db {db}: {parent} is not a directory")
+    if _read_only(parent):
+        raise MathprobeError(f"--db {db}: {parent} is on a read-only file system; the store "
+                             "is written (copy it to a writable place; `report` and `sql` "
+                             "read it where it is)")
+    if not os.access(parent, os.W_OK):
+        raise MathprobeError(f"--db {db}: cannot "
+                             + ("write beside it" if path.exists() else "create it")
+                             + f", {parent} is not writable")
+    if path.exists() and not os.access(path, os.W_OK):
+        raise MathprobeError(f"--db {db}: the file is not writable")
+    return path
+
+
+def check_judge(bench: Benchmark, judge: str) -> None:
+    """--judge BACKEND:NAME[#options]: the benchmark has a judge that knows the options, and
+    the backend passes `model`'s checks."""
+    judging.judge_of(bench, judge)
+    model(judging.backend_spec(judge), "--judge")
+
+
+def default_run_id(benchmark: str, model: str, setting: str) -> str:
+    return re.sub(r"[^A-Za-z0-9._-]+", "-", f"{benchmark}-{model}-{setting}")
+
+
+def same_work(db: str | Path, spec: RunSpec) -> None:
+    """If the store (a file; a lake's own check comes with its run) already holds
+    `spec.run_id` for other work, the error now (showing what differs); also fails at once if
+    another process is writing the file."""
+    loc = parse(db)
+    if not loc.is_lake and Path(loc.target).is_file():
+        row = peek(db, "SELECT benchmark, model, setting, params FROM runs WHERE run_id = ?",
+                   [spec.run_id])
+        if row:
+            check_same_work(spec, row[0])
+
+
+@dataclass(frozen=True)
+class EvalPlan:
+    """An eval run's arguments, checked and completed with their defaults."""
+    bench: Benchmark
+    setting: str
+    run_id: str
+    params: dict[str, Any]
+    data_dir: Path
+
+
+def check_eval(*, benchmark: str, model: str, setting: str | None, run_id: str | None,
+               db: str | Path, data_dir: str | Path | None, limit: int | None = None,
+               concurrency: int | None = None, max_cost: float | None = None,
+               temperature: float | None = None, max_tokens: int | None = None,
+               request_timeout: float | None = None, judge: str | None = None,
+               data_path: str | None = None) -> EvalPlan:
+    """Every check of `mathprobe run` / the eval flow that needs no Prefect, cheapest first."""
+    check_counts(limit=limit, concurrency=concurrency, max_cost=max_cost,
+                 temperature=temperature, max_tokens=max_tokens,
+                 request_timeout=request_timeout)
+    check_run_id(run_id)
+    bench = benchmark_(benchmark)
+    chosen = setting_(bench, setting)
+    kind, _ = model_(model)
+    if judge is not None:
+        check_judge(bench, judge)
+    store_path(db, data_path)
+    path = data(bench, data_dir)
+    params = dict(bench.default_params)
+    params.update({k: v for k, v in (("temperature", temperature), ("max_tokens", max_tokens))
+                   if v is not None})
+    rid = run_id or default_run_id(benchmark, model, chosen)
+    same_work(db, RunSpec(rid, bench.name, model, kind, chosen, params))
+    return EvalPlan(bench, chosen, rid, params, path)
+
+
+def check_probe(*, family: str, benchmark: str | None, methods: list[str] | None, model: str,
+                run_id: str | None, db: str | Path, data_dir: str | Path | None,
+                limit: int | None = None, concurrency: int | None = None,
+                data_path: str | None = None,
+                request_timeout: float | None = None) -> Benchmark:
+    """The checks of a probe command (`contamination`, `classify`) that need no Prefect."""
+    check_counts(limit=limit, concurrency=concurrency, request_timeout=request_timeout)
+    check_run_id(run_id)
+    bench = registry.with_probe_family(family, benchmark_(benchmark).name if benchmark else None)
+    offered = bench.probe_family(family)
+    unknown = [m for m in methods or [] if m not in offered]
+    if unknown:
+        raise MathprobeError(f"--method {unknown[0]!r}: {bench.name}'s {family} probes are "
+                             f"{', '.join(offered)}" + (" or both" if len(offered) == 2 else ""))
+    model_(model)
+    store_path(db, data_path)
+    data(bench, data_dir)
+    return bench
+
+
+# the checks under the names the plans use (their parameters shadow the short names)
+benchmark_, setting_, model_ = benchmark, setting, model

@@ -1,0 +1,109 @@
+"""The runs of a store: what a run is (`RunSpec`), opening one or reopening it to resume (never
+for other work under the same id), finishing it with its status and cost, and its summary."""
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass
+from datetime import datetime, timezone
+from typing import Any
+
+import duckdb
+
+from mathprobe.errors import MathprobeError
+from mathprobe.store import run_data
+
+
+def now() -> datetime:
+    return datetime.now(timezone.utc).replace(tzinfo=None)
+
+
+@dataclass(frozen=True)
+class RunSpec:
+    run_id: str
+    benchmark: str
+    model: str
+    backend: str
+    setting: str
+    params: dict[str, Any]
+    flow_run_id: str | None = None      # the Prefect flow run doing the work, if any
+
+
+def check_same_work(spec: RunSpec, row: tuple) -> None:
+    """A run id is never reused for other work: a MathprobeError showing only what differs
+    between the stored run (benchmark, model, setting, params) and `spec`."""
+    benchmark, model, setting, params = row
+    stored = {"benchmark": benchmark, "model": model, "setting": setting,
+              **{f"params.{k}": v for k, v in (json.loads(params) if params else {}).items()}}
+    wanted = {"benchmark": spec.benchmark, "model": spec.model, "setting": spec.setting,
+              **{f"params.{k}": v for k, v in spec.params.items()}}
+    differs = [k for k in sorted(set(stored) | set(wanted)) if stored.get(k) != wanted.get(k)]
+    if differs:
+        def show(d: dict) -> str:
+            return " ".join(f"{k}={d[k]}" if k in d else f"{k} unset" for k in differs)
+        raise MathprobeError(f"run id '{spec.run_id}' already holds other work: it has "
+                             f"{show(stored)}; this call asks for {show(wanted)}. Use another "
+                             "--run-id, or the same arguments to resume it")
+
+
+class RunsTable:
+    """Mixed into `Store` (which gives `write` and `query_dicts`)."""
+
+    def start_run(self, spec: RunSpec, n_items: int) -> None:
+        """Create the run, or reopen it for resuming; a run id is never reused for other work."""
+        self.write(lambda con: self._start_run(con, spec, n_items))
+
+    @staticmethod
+    def _start_run(con: duckdb.DuckDBPyConnection, spec: RunSpec, n_items: int) -> None:
+        row = con.execute("SELECT benchmark, model, setting, params FROM runs WHERE run_id = ?",
+                          [spec.run_id]).fetchone()
+        if row is None:
+            con.execute(
+                "INSERT INTO runs (run_id, benchmark, model, backend, setting, params, started_at,"
+                " status, n_items, flow_run_id) VALUES (?, ?, ?, ?, ?, ?, ?, 'running', ?, ?)",
+                [spec.run_id, spec.benchmark, spec.model, spec.backend, spec.setting,
+                 json.dumps(spec.params, sort_keys=True), now(), n_items, spec.flow_run_id])
+            return
+        check_same_work(spec, row)
+        con.execute("UPDATE runs SET status = 'running', finished_at = NULL, "
+                    "n_items = greatest(coalesce(n_items, 0), ?), "
+                    "flow_run_id = coalesce(?, flow_run_id) WHERE run_id = ?",
+                    [n_items, spec.flow_run_id, spec.run_id])
+
+    def finish_run(self, run_id: str, status: str) -> None:
+        """Record the run's end, and store the figures of the runs whose data changed (this
+        one, and the answer run a judge run judged) in the same write."""
+        def work(con: duckdb.DuckDBPyConnection) -> None:
+            con.execute(
+                "UPDATE runs SET status = ?, finished_at = ?, cost_usd = (SELECT coalesce("
+                "sum(cost_usd), 0) FROM responses WHERE run_id = ?) WHERE run_id = ?",
+                [status, now(), run_id, run_id])
+            run_data.store_figures(con)
+        self.write(work)
+
+    def set_card(self, run_id: str, facts: dict[str, Any]) -> None:
+        """Merge `facts` into the run's recorded card (`runs.card`, mathprobe/runs/card.py): keys
+        given replace the stored ones; a `sessions` list is appended to, one entry per start."""
+        def work(con: duckdb.DuckDBPyConnection) -> None:
+            row = con.execute("SELECT card FROM runs WHERE run_id = ?", [run_id]).fetchone()
+            if row is None:
+                return
+            card = json.loads(row[0]) if row[0] else {}
+            sessions = card.get("sessions", []) + list(facts.get("sessions", []))
+            card.update(facts)
+            if sessions:
+                card["sessions"] = sessions
+            con.execute("UPDATE runs SET card = ? WHERE run_id = ?",
+                        [json.dumps(card, sort_keys=True, default=str), run_id])
+        self.write(work)
+
+    def card_facts(self, run_id: str) -> dict[str, Any] | None:
+        """The run's recorded card facts; None for a run made before run cards."""
+        try:
+            rows = self.query("SELECT card FROM runs WHERE run_id = ?", [run_id])
+        except duckdb.BinderException:      # a read-only store of an older mathprobe
+            return None
+        return json.loads(rows[0][0]) if rows and rows[0][0] else None
+
+    def run(self, run_id: str) -> dict[str, Any] | None:
+        rows = self.query_dicts("SELECT * FROM run_summary WHERE run_id = ?", [run_id])
+        return rows[0] if rows else None

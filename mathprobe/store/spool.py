@@ -1,0 +1,229 @@
+"""Answers the store could not take, kept in a JSON-lines spool until the next run stores them.
+
+When the single writer fails (a full disk, a file that became read-only), the model answers of
+that batch and of every request still in flight have been paid for. They go to a spool:
+`<db>.spool.jsonl` beside the store, or, when that cannot be written either (the disk is full),
+`$MATHPROBE_SPOOL_DIR` (default `$XDG_STATE_HOME/mathprobe/spool`, i.e.
+`~/.local/state/mathprobe/spool`) under a name derived from the store's path. The next process
+that opens the store for writing loads both spools first and deletes them; only then does it decide what is left to ask, so it asks only what was never answered.
+
+Why a spool and not hold-and-retry: answers held in memory die with the process (a Ctrl-C
+while waiting for space, kill -9, a laptop lid), and a disk rarely frees itself while a run
+waits. A spool is durable at once (each batch is appended whole and fsync'ed, or not at all),
+costs nothing while the store works, and needs no one to watch the run.
+
+A run whose answers could be kept nowhere (the store's disk and every spool location full) asks
+nothing: `check_room` says so before the first request.
+"""
+from __future__ import annotations
+
+import contextlib
+import dataclasses
+import hashlib
+import json
+import os
+import shutil
+import uuid
+from collections.abc import Iterable
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+from mathprobe.errors import StoreWriteError
+from mathprobe.items import Completion
+
+if TYPE_CHECKING:
+    from mathprobe.store.duckdb_store import Store
+
+Row = tuple[str, str, Completion]          # item_id, request_hash, completion
+
+
+def spool_dir() -> Path:
+    env = os.environ.get("MATHPROBE_SPOOL_DIR")
+    if env:
+        return Path(env)
+    state = os.environ.get("XDG_STATE_HOME") or Path.home() / ".local" / "state"
+    return Path(state) / "mathprobe" / "spool"
+
+
+def paths(db: str | Path) -> list[Path]:
+    """Where answers for the store `db` (a file, or a lake's key `ducklake:KIND:TARGET`) are
+    spooled: beside the file (a SQLite-catalogued lake: beside its catalog), then the fallback
+    directory."""
+    key = str(db)
+    tag = hashlib.sha256(key.encode()).hexdigest()[:12]
+    if key.startswith("ducklake:"):
+        kind, _, target = key[len("ducklake:"):].partition(":")
+        beside = [Path(target + ".spool.jsonl")] if kind == "sqlite" else []
+        return beside + [spool_dir() / f"ducklake-{kind}-{tag}.spool.jsonl"]
+    path = Path(key).resolve()
+    return [path.with_name(path.name + ".spool.jsonl"),
+            spool_dir() / f"{path.name}-{tag}.spool.jsonl"]
+
+
+def _line(batch: str, run_id: str, item_id: str, request_hash: str, c: Completion) -> str:
+    return json.dumps({"batch": batch, "run_id": run_id, "item_id": item_id,
+                       "request_hash": request_hash, "completion": dataclasses.asdict(c)},
+                      ensure_ascii=False) + "\n"
+
+
+def _append_whole(path: Path, data: bytes) -> None:
+    """Append `data` and fsync, or leave the file as it was (a full disk must not leave half a
+    batch behind)."""
+    path.parent.mkdir(parents=True, exist_ok=True)
+    made = not path.exists()
+    fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_APPEND, 0o600)
+    try:
+        size = os.fstat(fd).st_size
+        try:
+            view = memoryview(data)
+            while view:
+                view = view[os.write(fd, view):]
+            os.fsync(fd)
+        except OSError:
+            os.ftruncate(fd, size)
+            if made:                 # no empty spool left that the error line does not name
+                path.unlink(missing_ok=True)
+            raise
+    finally:
+        os.close(fd)
+
+
+def write(db: str | Path, batches: Iterable[tuple[str, list[Row]]]) -> Path:
+    """Spool (run_id, rows) batches for `db`; the file written. OSError if no place would take
+    them (then they are lost, and the caller says so)."""
+    batch = uuid.uuid4().hex
+    data = "".join(_line(batch, run_id, *row) for run_id, rows in batches
+                   for row in rows).encode()
+    error: OSError | None = None
+    for path in paths(db):
+        try:
+            _append_whole(path, data)
+            return path
+        except OSError as exc:
+            error = exc
+    raise error or OSError("no spool location")
+
+
+def pending(db: str | Path) -> list[Path]:
+    """Every spool file of the store `db` left to store: `<spool>` and any `<spool>.*` (a
+    recovery killed midway, or one that failed), but not what a live process of this machine
+    is storing right now (`<spool>.<pid>.storing`)."""
+    found = []
+    for path in paths(db):
+        if path.is_file():
+            found.append(path)
+        for left in sorted(path.parent.glob(f"{_glob_escape(path.name)}.*")):
+            if left.is_file() and not _being_stored(left):
+                found.append(left)
+    return found
+
+
+def _glob_escape(name: str) -> str:
+    return "".join(f"[{c}]" if c in "*?[" else c for c in name)
+
+
+def _being_stored(path: Path) -> bool:
+    parts = path.name.rsplit(".", 2)
+    if len(parts) != 3 or parts[2] != "storing" or not parts[1].isdigit():
+        return False
+    pid = int(parts[1])
+    if pid == os.getpid():
+        return False                      # this process stores one file at a time: a leftover
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except PermissionError:
+        return True
+    return True
+
+
+Batch = tuple[str, dict[str, list[Row]]]      # batch id, rows by run
+
+
+def read(path: Path) -> list[Batch]:
+    """The spooled batches, each with its rows by run; a torn last line (the process died while
+    appending) is skipped: its batch was never acknowledged. Lines of an older mathprobe (no
+    batch id) form one batch named after their content."""
+    batches: dict[str, dict[str, list[Row]]] = {}
+    legacy: list[str] = []
+    for line in path.read_text(encoding="utf-8").splitlines():
+        try:
+            rec = json.loads(line)
+        except json.JSONDecodeError:
+            continue
+        batch = rec.get("batch")
+        if batch is None:
+            legacy.append(line)
+            batch = "legacy"
+        c = rec["completion"]
+        if c.get("token_logprobs") is not None:
+            c["token_logprobs"] = [tuple(t) for t in c["token_logprobs"]]
+        batches.setdefault(batch, {}).setdefault(rec["run_id"], []).append(
+            (rec["item_id"], rec["request_hash"], Completion(**c)))
+    if legacy:
+        batches["legacy-" + hashlib.sha256("\n".join(legacy).encode()).hexdigest()[:32]] = \
+            batches.pop("legacy")
+    return list(batches.items())
+
+
+def recover(store: Store) -> tuple[int, list[Path]]:
+    """Store what earlier runs spooled for this store, then delete the spools; (answers
+    stored, spool files). Raises what the store raises if it still cannot write."""
+    files = pending(store.path)
+    stored, done = 0, []
+    for path in files:
+        # taken aside first: a process still spooling (a lake's other writer) starts a new
+        # file for its next batch instead of appending to one being stored and deleted
+        base = _spool_name(path)
+        taken = path.with_name(f"{base}.{os.getpid()}.storing")
+        try:
+            os.replace(path, taken)
+        except FileNotFoundError:          # another process took it first
+            continue
+        try:
+            stored += store.append_spooled(read(taken))
+        except BaseException:
+            # still to be stored by the next open (a name it finds; never over a new spool)
+            os.replace(taken, path.with_name(f"{base}.{uuid.uuid4().hex[:12]}.left"))
+            raise
+        taken.unlink()                       # only now: its batches are committed
+        done.append(path)
+    return stored, done
+
+
+def _spool_name(path: Path) -> str:
+    """`<spool>` of a spool file's name (`x.spool.jsonl`, `x.spool.jsonl.123.storing`...)."""
+    name = path.name
+    return name[:name.index(".spool.jsonl") + len(".spool.jsonl")]
+
+
+ROOM_FREE = 64 * 1024 * 1024     # free on the store's disk: no need to look further
+ROOM_PROBE = 1024 * 1024         # else a spool location must take this much (a second's answers)
+
+
+def check_room(store: Store) -> None:
+    """Before asking: the answers about to be paid for can be kept somewhere, in the store (its
+    disk has room) or in a spool location (one takes a trial write); else a StoreWriteError
+    (one line, exit status 5) and nothing is asked."""
+    if store.is_lake and store.location.catalog != "sqlite":
+        return                            # a remote catalog: its server decides
+    folder = Path(store.location.target).parent
+    with contextlib.suppress(OSError):
+        if shutil.disk_usage(folder).free >= ROOM_FREE:
+            return
+    tried = []
+    for path in paths(store.path):
+        probe = path.with_name(f".{path.name}.{os.getpid()}.room")
+        try:
+            _append_whole(probe, b"\0" * ROOM_PROBE)
+            return
+        except OSError as exc:
+            tried.append(f"{path.parent} ({exc.strerror or exc})")
+        finally:
+            with contextlib.suppress(OSError):
+                probe.unlink()
+    raise StoreWriteError(
+        f"{store.path}: no room to keep answers: its disk is full and no spool location "
+        f"takes them ({'; '.join(tried)}); nothing was asked. Free space (or set "
+        "MATHPROBE_SPOOL_DIR to a folder with room) and run the same command again")

@@ -1,0 +1,50 @@
+"""The `prepare` task: the benchmark loaded, its items stored, the run opened with its card;
+returns the ids to ask now."""
+from __future__ import annotations
+
+from prefect import get_run_logger, task
+from prefect.cache_policies import NO_CACHE
+
+from mathprobe import registry
+from mathprobe.backends import parse_spec
+from mathprobe.tasks.run_log import current_flow_run_id
+from mathprobe.registry import resolve_data_dir
+from mathprobe.runs import card, prepare, progress
+from mathprobe.runs.config import RunConfig
+from mathprobe.sampling import describe
+from mathprobe.store import RunSpec, open_store
+
+
+@task(name="prepare", cache_policy=NO_CACHE)
+def prepare_task(cfg: RunConfig, limit: int | None, retry_failed: bool) -> list[str]:
+    """Load the benchmark, store items, open the run; return the ids to ask now.
+
+    A normal run asks what was never asked; `retry_failed` asks only what failed before.
+    """
+    bench = registry.get(cfg.benchmark)
+    store = open_store(cfg.db)
+    dataset = prepare(store, bench, resolve_data_dir(cfg.data_dir))
+    chosen = bench.select(dataset.items, limit)
+    if limit is not None:
+        progress.note(cfg.run_id, f"--limit {limit}: " + describe(
+            dataset.items, chosen, strata=bench.strata, names=bench.strata_names,
+            unit=bench.sample_unit))
+    kind, _ = parse_spec(cfg.model)
+    store.start_run(RunSpec(cfg.run_id, cfg.benchmark, cfg.model, kind, cfg.setting, cfg.params,
+                            current_flow_run_id()), n_items=len(chosen))
+    store.set_card(cfg.run_id, card.run_facts(
+        bench, resolve_data_dir(cfg.data_dir), model=cfg.model, kind=kind, setting=cfg.setting,
+        params=cfg.params, items=chosen, limit=limit, concurrency=cfg.concurrency,
+        retry_failed=retry_failed, max_cost=cfg.max_cost, request_timeout=cfg.request_timeout,
+        triton_url=cfg.triton_url, judge=cfg.judge, flow_run_id=current_flow_run_id()))
+    statuses = store.item_statuses(cfg.run_id)
+    if retry_failed:
+        todo = [it.item_id for it in chosen if statuses.get(it.item_id) == "infra_failed"]
+    else:
+        todo = [it.item_id for it in chosen if it.item_id not in statuses]
+    failed = sum(1 for it in chosen if statuses.get(it.item_id) == "infra_failed")
+    get_run_logger().info(
+        "%s: %d items selected, %d answered, %d failed before, %d to ask%s", cfg.run_id,
+        len(chosen), len(statuses) - failed, failed, len(todo),
+        "" if retry_failed or not failed else " (use --retry-failed to re-drive the failed)")
+    return todo
