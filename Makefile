@@ -8,7 +8,7 @@ STAMP := $(VENV)/.installed
 MATHPROBE_DATA_DIR ?= $(abspath $(firstword $(wildcard ../shared/data /work/shared/data) ../shared/data))
 export MATHPROBE_DATA_DIR
 
-.PHONY: install demo test bench clean postgres chromium
+.PHONY: install demo test lint bench clean postgres chromium
 
 # PostgreSQL server binaries for the DuckLake / Prefect-on-PostgreSQL tests (deploy/postgres.sh
 # starts a server of their own): Debian's `postgresql` package, installed when none is there.
@@ -43,7 +43,12 @@ demo: $(STAMP)
 	$(BIN)/mathprobe demo
 	@echo "mathprobe is installed in $(VENV): 'source $(VENV)/bin/activate' puts it on PATH as 'mathprobe'."
 
-test: $(STAMP)-test postgres chromium
+# The lint (ruff, as pyproject.toml declares it) over every folder of code, before the tests.
+LINTED := mathprobe flows tasks tests perf triton_models deploy
+lint: $(STAMP)-test
+	$(BIN)/ruff check -q $(LINTED)
+
+test: lint postgres chromium
 	$(BIN)/python -m pytest -q -n 2
 
 # The speed scripts (perf/), each printing its figures, at sizes that keep the whole under about

@@ -13,7 +13,7 @@ import hashlib
 import re
 import threading
 from pathlib import Path
-from typing import Annotated, Any, Optional
+from typing import Annotated, Any
 
 from pydantic import Field
 
@@ -25,7 +25,7 @@ from mathprobe.store.location import parse
 # flow, which answers them with a clear error)
 _SETTINGS = {name: registry.get(name).settings for name in registry.names()}
 BenchmarkParam = Annotated[str, Field(json_schema_extra={"enum": list(_SETTINGS)})]
-SettingParam = Annotated[Optional[str], Field(json_schema_extra={
+SettingParam = Annotated[str | None, Field(json_schema_extra={
     "enum": [None, *dict.fromkeys(s for ss in _SETTINGS.values() for s in ss)]})]
 
 
@@ -172,7 +172,7 @@ def publish(store, report: dict[str, Any], db: str, html_report: str | None = No
     run = report["run"]
     path = html_path(db, run["run_id"], html_report)
     if path is not None:
-        from mathprobe.reports import html   # matplotlib and jinja: only for the HTML file
+        from mathprobe.reports import html  # matplotlib and jinja: only for the HTML file
 
         html.write(store, [run["run_id"]], path, grader=report.get("grader"))
     hint = (f"mathprobe report --html {run['run_id']}.html --run-id {run['run_id']} --db {db}")
@@ -190,8 +190,8 @@ def final_state(report: dict[str, Any], head: str | None):
     first failure reason, which `prefect deployment run --watch` prints."""
     from prefect.states import Completed
 
-    from mathprobe.flows.common import not_completed
     from mathprobe.errors import Exit, run_exit_code
+    from mathprobe.flows.common import not_completed
 
     run = report["run"]
     code = run_exit_code(report)

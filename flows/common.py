@@ -7,15 +7,15 @@ from __future__ import annotations
 import functools
 import inspect
 import logging
-import threading
 from collections.abc import Callable
 from typing import Any
 
 from prefect import get_run_logger
 
+from mathprobe.errors import MathprobeError, RunNotCompleted
+
 # flow runs end without waiting on a heartbeat; a temporary server dies with its command
 from mathprobe.flows import _prefect_engine, _temporary_server  # noqa: F401
-from mathprobe.errors import MathprobeError, RunNotCompleted
 from mathprobe.runs import progress
 from mathprobe.store import Store
 from mathprobe.tasks.run_log import LogProgress, current_flow_run_id

@@ -14,8 +14,15 @@ from prefect.task_runners import ThreadPoolTaskRunner
 from mathprobe import reports
 from mathprobe.backends import parse_spec
 from mathprobe.errors import StoreWriteError
-from mathprobe.flows.artifacts import (BenchmarkParam, ProgressArtifact, SettingParam,
-                                       flow_run_name, html_path, key_mapping, publish)
+from mathprobe.flows.artifacts import (
+    BenchmarkParam,
+    ProgressArtifact,
+    SettingParam,
+    flow_run_name,
+    html_path,
+    key_mapping,
+    publish,
+)
 from mathprobe.flows.common import LogProgress, fail_cleanly, repair_dead_runs
 from mathprobe.runs import Budget, check_backend, judging, preflight, progress, runtime
 from mathprobe.runs.asking import check_writes

@@ -51,7 +51,7 @@ def _probe_family(family: str, methods: list[str] | None, model: str, benchmark:
     failed = {m: r for m, r in out.items() if (r.get("run") or {}).get("n_infra_failed")}
     if failed:                          # not a green Completed: say which calls failed, and why
         parts = []
-        for m, r in failed.items():
+        for r in failed.values():
             first = r["failures"][0] if r.get("failures") else None
             parts.append(f"{r['run_id']}: {r['run']['n_infra_failed']} of {r['run']['n_items']} "
                          "calls failed" + (f" ({first['n']} x {first['reason']})" if first else ""))

@@ -31,10 +31,11 @@ from prefect.client.orchestration import get_client
 from prefect.context import get_run_context
 from prefect.deployments import run_deployment
 
-# flow runs end without waiting on a heartbeat
-from mathprobe.flows import _prefect_engine  # noqa: F401
 from mathprobe import registry
 from mathprobe.errors import MathprobeError
+
+# flow runs end without waiting on a heartbeat
+from mathprobe.flows import _prefect_engine  # noqa: F401
 from mathprobe.store.location import parse
 
 CHILD_DEPLOYMENT = "eval/full"

@@ -26,8 +26,7 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 from mathprobe.benchmarks import cmmath  # noqa: E402
-from mathprobe.benchmarks.cmmath.grading import (answer_values, judge_audit,  # noqa: E402
-                                                       rule_agreement)
+from mathprobe.benchmarks.cmmath.grading import answer_values, judge_audit, rule_agreement  # noqa: E402
 from mathprobe.registry import resolve_data_dir  # noqa: E402
 
 ORIGINS = ("solutions", "gradegpt", "authors")

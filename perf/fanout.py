@@ -38,8 +38,8 @@ os.environ.setdefault("PREFECT_LOGGING_LEVEL", "WARNING")
 import httpx  # noqa: E402
 import httpx2  # noqa: E402  (the HTTP client the OpenAI / Anthropic SDKs use)
 
-from mathprobe.benchmarks import wemath  # noqa: E402
 from mathprobe.backends.openai_chat import image_mime  # noqa: E402
+from mathprobe.benchmarks import wemath  # noqa: E402
 from mathprobe.registry import resolve_data_dir  # noqa: E402
 
 

@@ -100,7 +100,7 @@ def main() -> None:
         for way in ("none", "local-2", "per-call", "leased"):
             api.peak_in_flight = 0
 
-            async def go():
+            async def go(way=way):
                 shared = asyncio.Semaphore(2)
                 return await asyncio.gather(*(one_process(way, per, f"{way}{p}-", shared)
                                               for p in range(args.processes)))

@@ -101,13 +101,14 @@ def main() -> None:
     ap.add_argument("--data-dir", default=None)
     args = ap.parse_args()
 
+    from wemath_views import fake_results
+
     from mathprobe import runs
     from mathprobe.benchmarks import wemath
     from mathprobe.registry import resolve_data_dir
     from mathprobe.store import open_store
     from mathprobe.store.copy import copy_runs
     from mathprobe.store.location import parse
-    from wemath_views import fake_results
 
     data_dir = resolve_data_dir(args.data_dir)
     pg_dir, port = tempfile.mkdtemp(prefix="mathprobe-pg-"), free_port()

@@ -19,10 +19,10 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from perf.wemath_views import import_runs  # noqa: E402
 from mathprobe.registry import resolve_data_dir  # noqa: E402
 from mathprobe.reports import compare, html  # noqa: E402
 from mathprobe.store import Store  # noqa: E402
+from perf.wemath_views import import_runs  # noqa: E402
 
 
 def main() -> None:

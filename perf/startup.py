@@ -47,8 +47,8 @@ from pathlib import Path
 REPO = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(REPO))
 
-from perf.fanout import sdk_alone  # noqa: E402
 from mathprobe.registry import resolve_data_dir  # noqa: E402
+from perf.fanout import sdk_alone  # noqa: E402
 from tests.support.fake_api import FakeAPI  # noqa: E402
 
 MATHPROBE = str(Path(sys.executable).with_name("mathprobe"))

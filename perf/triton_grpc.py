@@ -21,18 +21,16 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+import json  # noqa: E402
 import statistics
 import tempfile
 import time
 from pathlib import Path
 
-
-import json  # noqa: E402
-
 from mathprobe.backends.triton_grpc import TritonGenerate  # noqa: E402
+from mathprobe.items import Request  # noqa: E402
 from mathprobe.serving import tiny_model  # noqa: E402
 from mathprobe.serving.hf_runtime import HFModel  # noqa: E402
-from mathprobe.items import Request  # noqa: E402
 from mathprobe.serving.triton_server import TritonServer  # noqa: E402
 
 

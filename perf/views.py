@@ -111,9 +111,9 @@ def per_run_views(db: Path, repeat: int, only: list[str] | None = None
             worst, worst_db, rows = 0.0, 0.0, 0
             for run_id in runs_for(view, runs):
                 sql = f"SELECT * FROM {view} WHERE run_id = ?"
-                q = lambda: con.execute(sql, [run_id]).fetchall()  # noqa: E731
-                q_db = lambda: con.execute(f"SELECT count(*), sum(hash(v)) FROM ({sql}) v",  # noqa: E731
-                                           [run_id]).fetchall()
+                q = lambda sql=sql, run_id=run_id: con.execute(sql, [run_id]).fetchall()  # noqa: E731
+                q_db = lambda sql=sql, run_id=run_id: con.execute(  # noqa: E731
+                    f"SELECT count(*), sum(hash(v)) FROM ({sql}) v", [run_id]).fetchall()
                 worst = max(worst, timed(q, repeat))
                 worst_db = max(worst_db, timed(q_db, repeat))
                 rows = max(rows, len(q()))

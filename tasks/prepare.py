@@ -7,12 +7,12 @@ from prefect.cache_policies import NO_CACHE
 
 from mathprobe import registry
 from mathprobe.backends import parse_spec
-from mathprobe.tasks.run_log import current_flow_run_id
 from mathprobe.registry import resolve_data_dir
 from mathprobe.runs import card, prepare, progress
 from mathprobe.runs.config import RunConfig
 from mathprobe.sampling import describe
 from mathprobe.store import RunSpec, open_store
+from mathprobe.tasks.run_log import current_flow_run_id
 
 
 @task(name="prepare", cache_policy=NO_CACHE)

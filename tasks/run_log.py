@@ -48,7 +48,7 @@ class LogProgress:
                                  ", ".join(f"{v} {k}" for k, v in sorted(self.counts.items())),
                                  f" ({now})" if now else "")
 
-    def __enter__(self) -> "LogProgress":
+    def __enter__(self) -> LogProgress:
         progress.subscribe(self)
         return self
 

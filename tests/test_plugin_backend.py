@@ -21,7 +21,8 @@ import duckdb
 import pytest
 
 from mathprobe import registry
-from mathprobe.backends import provider_limit, registry as backends
+from mathprobe.backends import provider_limit
+from mathprobe.backends import registry as backends
 from mathprobe.errors import MathprobeError
 from mathprobe.runs import preflight
 from tests.conftest import REPO

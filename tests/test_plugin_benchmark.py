@@ -157,6 +157,7 @@ def test_every_output_draws_its_one_declaration(arith, arith_data, tmp_path, db)
     the values its own view computes."""
     import asyncio
 
+    from mathprobe_arith import Arith
     from matplotlib.backends.backend_agg import FigureCanvasAgg
     from prefect.client.orchestration import get_client
     from rich.console import Console
@@ -165,7 +166,6 @@ def test_every_output_draws_its_one_declaration(arith, arith_data, tmp_path, db)
     from mathprobe.flows.eval import eval_flow
     from mathprobe.reports import compare, compare_render, html, plots, summary
     from mathprobe.store import open_store
-    from mathprobe_arith import Arith
 
     assert "comparison" not in vars(Arith)                          # nothing but FIGURES
     replay = replay_file(tmp_path / "answers.json", arith_data)
@@ -212,7 +212,7 @@ def test_every_output_draws_its_one_declaration(arith, arith_data, tmp_path, db)
     md = art.data
     assert "# Arith run `toy`" in md and "**Arith accuracy: 50.00% [" in md
     assert "### Arith accuracy by topic" in md and "## Weakest concepts" in md
-    for topic, (acc, right, n) in want.items():
+    for topic, (acc, right, _n) in want.items():
         assert f"| {topic} | {100 * acc:.2f}% ({right}) | " in md and md.count(f"| {topic} |") == 2
 
     # HTML: its tables (one cell per figure and run), its glossary and its declared plot

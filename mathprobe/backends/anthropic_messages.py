@@ -7,10 +7,15 @@ import os
 
 from mathprobe.backends.openai_chat import image_mime
 from mathprobe.backends.registry import BackendKind, Settings
-from mathprobe.backends.retry import (RetryPolicy, call_with_retries, check_not_empty,
-                                            classify_sdk_error, sdk_kwargs)
-from mathprobe.items import Completion, Request
+from mathprobe.backends.retry import (
+    RetryPolicy,
+    call_with_retries,
+    check_not_empty,
+    classify_sdk_error,
+    sdk_kwargs,
+)
 from mathprobe.backends.secrets import resolve_secret
+from mathprobe.items import Completion, Request
 
 
 class AnthropicMessages:
@@ -18,7 +23,7 @@ class AnthropicMessages:
 
     def __init__(self, model: str, *, policy: RetryPolicy | None = None,
                  base_url: str | None = None, api_key: str | None = None):
-        import anthropic   # here, not above: the registry imports this module to read BACKEND
+        import anthropic  # here, not above: the registry imports this module to read BACKEND
 
         self.model = model
         self.policy = policy or RetryPolicy()

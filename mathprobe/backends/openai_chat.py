@@ -14,10 +14,16 @@ import base64
 import os
 
 from mathprobe.backends.registry import BackendKind, Settings
-from mathprobe.backends.retry import (RetryPolicy, call_with_retries, check_not_empty,
-                                            classify_sdk_error, retried, sdk_kwargs)
-from mathprobe.items import Completion, Request
+from mathprobe.backends.retry import (
+    RetryPolicy,
+    call_with_retries,
+    check_not_empty,
+    classify_sdk_error,
+    retried,
+    sdk_kwargs,
+)
 from mathprobe.backends.secrets import resolve_secret
+from mathprobe.items import Completion, Request
 
 
 def image_mime(data: bytes) -> str:
@@ -35,7 +41,7 @@ class OpenAIChat:
 
     def __init__(self, model: str, *, policy: RetryPolicy | None = None,
                  base_url: str | None = None, api_key: str | None = None):
-        import openai   # here, not above: the registry imports this module to read BACKEND
+        import openai  # here, not above: the registry imports this module to read BACKEND
 
         self.model = model
         self.policy = policy or RetryPolicy()

@@ -38,7 +38,7 @@ class Settings:
     at random draws from it), the retry and timeout policy, and the server's address for a
     kind whose server is named on the command line (`url_option`)."""
     seed: int
-    policy: "RetryPolicy"
+    policy: RetryPolicy
     url: str | None = None
 
 
@@ -48,7 +48,7 @@ class BackendKind:
     name: str                    # the prefix in BACKEND:NAME
     usage: str                   # how --model names it, e.g. 'openai:MODEL'
     help: str                    # what it is, a few words for the command line's help
-    factory: Callable[[str, Settings], "Backend"]   # (NAME, settings) -> the client
+    factory: Callable[[str, Settings], Backend]   # (NAME, settings) -> the client
     key_env: str | None = None   # its API key: this variable, else the Prefect Secret block
     #                              named after it (mathprobe.backends.secrets)
     endpoint_env: str | None = None   # the variable naming the server it calls (the run card)
@@ -67,7 +67,7 @@ class BackendKind:
     rank: int = 100                   # its place in lists of kinds (then by name): entry points
     #                                   come in no set order; the help lists the commonest first
 
-    def make(self, model: str, settings: Settings) -> "Backend":
+    def make(self, model: str, settings: Settings) -> Backend:
         return self.factory(model, settings)
 
 

@@ -25,11 +25,17 @@ from dataclasses import dataclass
 from types import ModuleType
 from typing import Any, Protocol
 
-from tenacity import (AsyncRetrying, RetryCallState, retry_if_exception_type, stop_after_attempt,
-                      stop_after_delay, wait_random_exponential)
+from tenacity import (
+    AsyncRetrying,
+    RetryCallState,
+    retry_if_exception_type,
+    stop_after_attempt,
+    stop_after_delay,
+    wait_random_exponential,
+)
 
-from mathprobe.items import Completion
 from mathprobe.backends.secrets import redact
+from mathprobe.items import Completion
 
 RETRYABLE_STATUS = frozenset({408, 409, 425, 429, 500, 502, 503, 504, 529})
 OVERLOAD_STATUS = frozenset({429, 503, 529})   # "too many requests": send fewer
@@ -44,7 +50,7 @@ class RetryPolicy:
     timeout_s: float = 120.0       # one attempt
 
     @classmethod
-    def from_env(cls, **overrides) -> "RetryPolicy":
+    def from_env(cls, **overrides) -> RetryPolicy:
         """Defaults, then MATHPROBE_RETRY_* / MATHPROBE_REQUEST_TIMEOUT_S, then `overrides`."""
         import os
 

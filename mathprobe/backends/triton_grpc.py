@@ -11,8 +11,14 @@ import os
 from dataclasses import replace
 
 from mathprobe.backends.registry import BackendKind, Settings
-from mathprobe.backends.retry import (PermanentError, RetryPolicy, TransientError,
-                                            call_with_retries, network_failure, retried)
+from mathprobe.backends.retry import (
+    PermanentError,
+    RetryPolicy,
+    TransientError,
+    call_with_retries,
+    network_failure,
+    retried,
+)
 from mathprobe.backends.transcript import flatten
 from mathprobe.items import Completion, Request
 
@@ -65,7 +71,7 @@ class TritonGenerate:
 
     @staticmethod
     def _input(name: str, value, datatype: str):
-        import numpy as np   # here, not above: the registry imports this module to read BACKEND
+        import numpy as np  # here, not above: the registry imports this module to read BACKEND
         from tritonclient.grpc import InferInput
 
         arr = np.array([[value]], dtype=object if datatype == "BYTES" else None)

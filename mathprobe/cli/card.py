@@ -5,7 +5,7 @@ from __future__ import annotations
 import json
 import sys
 from pathlib import Path
-from typing import Annotated, Optional
+from typing import Annotated
 
 import typer
 
@@ -17,7 +17,7 @@ def card(
     db: Annotated[str, typer.Option("--db", help="DuckDB file, or a DuckLake store.")],
     as_json: Annotated[bool, typer.Option("--json", help="Print the card as JSON (default: "
                                           "Markdown).")] = False,
-    out: Annotated[Optional[Path], typer.Option("--out", help="Write it to this file instead "
+    out: Annotated[Path | None, typer.Option("--out", help="Write it to this file instead "
                                                 "of printing it.")] = None,
 ) -> None:
     """A run's card: what it takes to reproduce its figures (versions, data files and hashes,

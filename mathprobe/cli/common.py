@@ -9,14 +9,14 @@ import sys
 import threading
 from contextlib import contextmanager
 from pathlib import Path
-from typing import Annotated, Optional
+from typing import Annotated
 
 import typer
 from rich.console import Console
 from rich.text import Text
 
-from mathprobe.cli.exits import quiet_user_error_tracebacks
 from mathprobe.backends import registry as backends
+from mathprobe.cli.exits import quiet_user_error_tracebacks
 from mathprobe.errors import MathprobeError
 from mathprobe.warm import server
 
@@ -41,15 +41,15 @@ BENCHMARKS_HELP, SETTINGS_HELP = _choices()
 MODELS_HELP = backends.models_help()
 
 
-DataDir = Annotated[Optional[Path], typer.Option(
+DataDir = Annotated[Path | None, typer.Option(
     "--data-dir", help="Folder holding one folder per benchmark (default: $MATHPROBE_DATA_DIR).")]
 Db = Annotated[str, typer.Option("--db", help="DuckDB file (created if absent), or a shared "
                                   "DuckLake store: ducklake:sqlite:FILE or "
                                   "'ducklake:postgres:dbname=NAME host=HOST'.")]
-DataPath = Annotated[Optional[str], typer.Option(
+DataPath = Annotated[str | None, typer.Option(
     "--data-path", help="Where a new DuckLake store keeps its Parquet files (a folder or an "
     "object store URL; default for ducklake:sqlite:FILE: FILE.files/).")]
-Concurrency = Annotated[Optional[int], typer.Option(
+Concurrency = Annotated[int | None, typer.Option(
     "--concurrency", help="Requests in flight at most: a ceiling, under which the run finds how "
     "many the server takes (more while it answers, fewer on 429/503) (default: the provider's "
     "cap, e.g. 256 for openai).")]
@@ -158,8 +158,15 @@ def progress_bar():
     requests are doing now beside it (in flight, rate-limited, waiting to retry: read from the
     run's activity each time the bar is drawn, so a run the server holds back never looks
     hung)."""
-    from rich.progress import (BarColumn, MofNCompleteColumn, Progress, ProgressColumn,
-                               TextColumn, TimeElapsedColumn, TimeRemainingColumn)
+    from rich.progress import (
+        BarColumn,
+        MofNCompleteColumn,
+        Progress,
+        ProgressColumn,
+        TextColumn,
+        TimeElapsedColumn,
+        TimeRemainingColumn,
+    )
 
     from mathprobe.runs import progress as events
 

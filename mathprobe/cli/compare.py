@@ -5,28 +5,29 @@ from __future__ import annotations
 import json
 import sys
 from pathlib import Path
-from typing import Annotated, Optional
+from typing import Annotated
 
 import typer
 from rich.console import Console
 
 from mathprobe.cli.common import err, open_existing, reads
 
+
 def compare(
     db: Annotated[str, typer.Option("--db", help="DuckDB file, or a DuckLake store "
                                     "(ducklake:sqlite:FILE, 'ducklake:postgres:...').")],
-    run_ids: Annotated[Optional[list[str]], typer.Argument(
+    run_ids: Annotated[list[str] | None, typer.Argument(
         help="Runs to compare; the first is the baseline of the differences.",
         show_default=False)] = None,
-    benchmark: Annotated[Optional[str], typer.Option(
+    benchmark: Annotated[str | None, typer.Option(
         "--benchmark", help="Compare every run of this benchmark (after the RUNs named).")] = None,
-    grader: Annotated[Optional[str], typer.Option(
+    grader: Annotated[str | None, typer.Option(
         "--grader", help="Grader of every run (default: each run's report grader).")] = None,
     as_json: Annotated[bool, typer.Option("--json", help="Print per run and figure: value, "
                                           "ci_low, ci_high, n (and the differences).")] = False,
-    csv_file: Annotated[Optional[Path], typer.Option("--csv", help="Also write every figure and "
+    csv_file: Annotated[Path | None, typer.Option("--csv", help="Also write every figure and "
                                                      "difference to this CSV file.")] = None,
-    parquet_file: Annotated[Optional[Path], typer.Option(
+    parquet_file: Annotated[Path | None, typer.Option(
         "--parquet", help="Also write every figure and difference to this Parquet file (the "
         "CSV's rows and columns, typed).")] = None,
     resamples: Annotated[int, typer.Option("--resamples", help="Bootstrap resamples.")] = 1000,
@@ -36,7 +37,6 @@ def compare(
     interval and n, and each run against the first with a paired test."""
     from mathprobe.reports import compare_render
     from mathprobe.reports.compare import compare as compare_runs
-
     from mathprobe.runs import preflight
 
     preflight.check_counts(resamples=resamples, seed=seed)

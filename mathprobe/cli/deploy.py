@@ -7,7 +7,7 @@ import os
 import subprocess
 import sys
 from pathlib import Path
-from typing import Annotated, Optional
+from typing import Annotated
 
 import typer
 
@@ -26,10 +26,10 @@ def _local(*args: str) -> None:
 
 @app.command("up")
 def up(
-    data_dir: Annotated[Optional[Path], typer.Option(
+    data_dir: Annotated[Path | None, typer.Option(
         "--data-dir", help="The benchmark data every run reads unless told otherwise (default: "
         "$MATHPROBE_DATA_DIR).")] = None,
-    db: Annotated[Optional[str], typer.Option(
+    db: Annotated[str | None, typer.Option(
         "--db", help="The store runs write unless told otherwise (default: $MATHPROBE_DB, else "
         "mathprobe.duckdb here).")] = None,
     workers: Annotated[int, typer.Option("--workers", min=1)] = 1,

@@ -14,7 +14,7 @@ import json
 import os
 import tempfile
 from pathlib import Path
-from typing import Annotated, Optional
+from typing import Annotated
 
 import typer
 
@@ -32,7 +32,7 @@ def export(
                                      "authors' result JSON and score CSVs) or vlmevalkit "
                                      "(VLMEvalKit's score CSV).")],
     out: Annotated[Path, typer.Option("--out", help="The folder to write into.")],
-    grader: Annotated[Optional[str], typer.Option("--grader", help="Whose verdicts the figures "
+    grader: Annotated[str | None, typer.Option("--grader", help="Whose verdicts the figures "
                                                   "use (default: the format's).")] = None,
     replace: Annotated[bool, typer.Option(
         "--replace", help="The folder holds another run's export: remove its files first "

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import json
 import sys
-from typing import Annotated, Any, Optional
+from typing import Annotated, Any
 
 import typer
 from rich.console import Console
@@ -31,9 +31,9 @@ def judge(
     concurrency: Annotated[int, typer.Option("--concurrency", help="Judge calls in flight.")] = 16,
     retry_failed: Annotated[bool, typer.Option("--retry-failed", help="Ask again where the "
                                                "judge's call failed or gave no verdict.")] = False,
-    request_timeout: Annotated[Optional[float], typer.Option("--request-timeout",
+    request_timeout: Annotated[float | None, typer.Option("--request-timeout",
                                                              help="Seconds per attempt.")] = None,
-    triton_url: Annotated[Optional[str], typer.Option("--triton-url", help="HOST:PORT of the "
+    triton_url: Annotated[str | None, typer.Option("--triton-url", help="HOST:PORT of the "
                                                       "Triton gRPC endpoint (triton: judges).")] = None,
     repeat: Repeat = 1,
     as_json: Annotated[bool, typer.Option("--json", help="Print the result as JSON.")] = False,

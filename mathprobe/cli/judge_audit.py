@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import json
 import sys
-from typing import Annotated, Any, Optional
+from typing import Annotated, Any
 
 import typer
 from rich.console import Console
@@ -21,12 +21,12 @@ from mathprobe.errors import MathprobeError
 def judge_audit(
     db: Db,
     data_dir: DataDir = None,
-    run_id: Annotated[Optional[str], typer.Option(
+    run_id: Annotated[str | None, typer.Option(
         "--run", help="Audit two graders of this stored run against each other.")] = None,
-    graders: Annotated[Optional[str], typer.Option(
+    graders: Annotated[str | None, typer.Option(
         "--graders", help="With --run: the two graders, A,B (default: the run's reported "
         "grader against each other one).")] = None,
-    judge_spec: Annotated[Optional[str], typer.Option(
+    judge_spec: Annotated[str | None, typer.Option(
         "--judge", help="BACKEND:NAME of a judge to audit as well (alone and as the cascade); "
         "with --run and --repeat N: the judge asked N times, its askings against each other.")] = None,
     repeat: Repeat = 1,
@@ -34,9 +34,9 @@ def judge_audit(
                                       "answers the graders disagree on.")] = 20,
     audit_id: Annotated[str, typer.Option("--audit-id")] = "gradegpt-sample",
     concurrency: Annotated[int, typer.Option("--concurrency")] = 16,
-    limit: Annotated[Optional[int], typer.Option("--limit", help="Judge only the first N "
+    limit: Annotated[int | None, typer.Option("--limit", help="Judge only the first N "
                                                  "records.")] = None,
-    benchmark: Annotated[Optional[str], typer.Option(
+    benchmark: Annotated[str | None, typer.Option(
         "--benchmark", help="The benchmark whose judge to audit (default: the one with an "
         "audit).")] = None,
     as_json: Annotated[bool, typer.Option("--json")] = False,

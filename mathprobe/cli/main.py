@@ -21,8 +21,23 @@ from typing import Annotated
 import typer
 from rich.text import Text
 
-from mathprobe.cli import (card, compare, demo, deploy, export, import_, judge, judge_audit,
-                           probes, report, run, server, sql, store, triton)
+from mathprobe.cli import (
+    card,
+    compare,
+    demo,
+    deploy,
+    export,
+    import_,
+    judge,
+    judge_audit,
+    probes,
+    report,
+    run,
+    server,
+    sql,
+    store,
+    triton,
+)
 from mathprobe.cli.common import DEBUG, err
 from mathprobe.cli.exits import EXIT_CODES, release_frames
 from mathprobe.errors import Exit, MathprobeError

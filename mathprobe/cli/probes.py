@@ -4,28 +4,35 @@ from __future__ import annotations
 
 import json
 import sys
-from typing import Annotated, Optional
+from typing import Annotated
 
 import typer
 from rich.console import Console
 from rich.text import Text
 
-from mathprobe.cli.common import (BENCHMARKS_HELP, MODELS_HELP, Concurrency, DataDir, Db, err,
-                                  load_flow, progress_bar)
+from mathprobe.cli.common import (
+    BENCHMARKS_HELP,
+    MODELS_HELP,
+    Concurrency,
+    DataDir,
+    Db,
+    err,
+    load_flow,
+    progress_bar,
+)
 from mathprobe.errors import Exit
 
-
 ProbeModel = Annotated[str, typer.Option("--model", help=MODELS_HELP + ".")]
-Limit = Annotated[Optional[int], typer.Option("--limit", help="About N questions: a seeded "
+Limit = Annotated[int | None, typer.Option("--limit", help="About N questions: a seeded "
                                               "stratified sample over the benchmark's strata "
                                               "(ConceptMath: system and concept).")]
-OptionalRunId = Annotated[Optional[str], typer.Option("--run-id")]
+OptionalRunId = Annotated[str | None, typer.Option("--run-id")]
 RetryFailed = Annotated[bool, typer.Option("--retry-failed", help="Re-drive only the calls "
                                            "that failed.")]
-TritonUrl = Annotated[Optional[str], typer.Option("--triton-url", help="HOST:PORT of the Triton "
+TritonUrl = Annotated[str | None, typer.Option("--triton-url", help="HOST:PORT of the Triton "
                                                   "gRPC endpoint (triton: models).")]
 AsJson = Annotated[bool, typer.Option("--json", help="Print the result as JSON.")]
-ProbeBenchmark = Annotated[Optional[str], typer.Option(
+ProbeBenchmark = Annotated[str | None, typer.Option(
     "--benchmark", help="The benchmark whose probe to run (default: the one that has it); one "
     f"of: {BENCHMARKS_HELP}.")]
 

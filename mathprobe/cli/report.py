@@ -3,7 +3,7 @@ of one run or several (`--html FILE [--runs A,B,...] [--figures DIR]`)."""
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Annotated, Optional
+from typing import Annotated
 
 import typer
 from rich.text import Text
@@ -14,16 +14,16 @@ from mathprobe.errors import MathprobeError
 
 def report(
     db: Db,
-    run_id: Annotated[Optional[str], typer.Option("--run-id", help="The run to report.")] = None,
-    grader: Annotated[Optional[str], typer.Option("--grader")] = None,
+    run_id: Annotated[str | None, typer.Option("--run-id", help="The run to report.")] = None,
+    grader: Annotated[str | None, typer.Option("--grader")] = None,
     as_json: Annotated[bool, typer.Option("--json", help="Print the report as JSON.")] = False,
-    html: Annotated[Optional[Path], typer.Option(
+    html: Annotated[Path | None, typer.Option(
         "--html", help="Write a self-contained HTML report (plots, intervals, glossary, item "
         "browser) to this file.")] = None,
-    runs: Annotated[Optional[str], typer.Option(
+    runs: Annotated[str | None, typer.Option(
         "--runs", help="With --html: the runs to compare, A,B,... (the first is the "
         "baseline).")] = None,
-    figures: Annotated[Optional[Path], typer.Option(
+    figures: Annotated[Path | None, typer.Option(
         "--figures", help="With --html: also write each plot as PNG and SVG here.")] = None,
     data_dir: DataDir = None,
 ) -> None:

@@ -3,14 +3,26 @@ without Prefect is checked first (`mathprobe.runs.preflight`), and a run with no
 prints its stored report without starting Prefect at all."""
 from __future__ import annotations
 
-from typing import Annotated, Optional
+from typing import Annotated
 
 import typer
 from rich.text import Text
 
-from mathprobe.cli.common import (MODELS_HELP, SETTINGS_HELP, Benchmark, Concurrency, DataDir,
-                                  DataPath, Db, RunId, emit, err, importing, load_flow,
-                                  progress_bar)
+from mathprobe.cli.common import (
+    MODELS_HELP,
+    SETTINGS_HELP,
+    Benchmark,
+    Concurrency,
+    DataDir,
+    DataPath,
+    Db,
+    RunId,
+    emit,
+    err,
+    importing,
+    load_flow,
+    progress_bar,
+)
 from mathprobe.errors import run_exit_code
 
 
@@ -20,24 +32,24 @@ def run(
     run_id: RunId,
     db: Db,
     data_dir: DataDir = None,
-    limit: Annotated[Optional[int], typer.Option("--limit", help="Evaluate about N questions: a "
+    limit: Annotated[int | None, typer.Option("--limit", help="Evaluate about N questions: a "
                                                  "seeded stratified sample over the benchmark's "
                                                  "strata (whole WE-MATH problems only); a larger "
                                                  "N selects a superset.")] = None,
-    setting: Annotated[Optional[str], typer.Option("--setting", help="Prompt setting; "
+    setting: Annotated[str | None, typer.Option("--setting", help="Prompt setting; "
                                                    f"{SETTINGS_HELP}.")] = None,
     concurrency: Concurrency = None,
     retry_failed: Annotated[bool, typer.Option("--retry-failed", help="Re-drive only the "
                                                "calls that failed (infra_failed).")] = False,
-    max_cost: Annotated[Optional[float], typer.Option("--max-cost", help="Stop issuing "
+    max_cost: Annotated[float | None, typer.Option("--max-cost", help="Stop issuing "
                                                       "requests once the run cost this (USD).")] = None,
-    temperature: Annotated[Optional[float], typer.Option("--temperature")] = None,
-    max_tokens: Annotated[Optional[int], typer.Option("--max-tokens")] = None,
-    request_timeout: Annotated[Optional[float], typer.Option("--request-timeout",
+    temperature: Annotated[float | None, typer.Option("--temperature")] = None,
+    max_tokens: Annotated[int | None, typer.Option("--max-tokens")] = None,
+    request_timeout: Annotated[float | None, typer.Option("--request-timeout",
                                                              help="Seconds per attempt.")] = None,
-    triton_url: Annotated[Optional[str], typer.Option("--triton-url", help="HOST:PORT of the "
+    triton_url: Annotated[str | None, typer.Option("--triton-url", help="HOST:PORT of the "
                                                       "Triton gRPC endpoint (triton: models).")] = None,
-    judge: Annotated[Optional[str], typer.Option("--judge", help="BACKEND:NAME of a judge (CMMaTH: "
+    judge: Annotated[str | None, typer.Option("--judge", help="BACKEND:NAME of a judge (CMMaTH: "
                                                  "for what the rules leave undecided; WE-MATH: "
                                                  "VLMEvalKit's judged extractor beside the "
                                                  "official one). See mathprobe judge.")] = None,

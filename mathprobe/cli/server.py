@@ -3,7 +3,7 @@ commands use (the machinery: mathprobe.warm.server and mathprobe.warm.control)."
 from __future__ import annotations
 
 import time
-from typing import Annotated, Optional
+from typing import Annotated
 
 import typer
 
@@ -19,7 +19,7 @@ app = typer.Typer(help="A local Prefect server for mathprobe runs: start it once
 
 @app.command("start")
 def start_command(
-    port: Annotated[Optional[int], typer.Option("--port", help="Port on 127.0.0.1 (default "
+    port: Annotated[int | None, typer.Option("--port", help="Port on 127.0.0.1 (default "
                                                 f"{DEFAULT_PORT}, or a free one).")] = None,
 ) -> None:
     """Start a Prefect server in the background (on your Prefect database, PREFECT_HOME; its

@@ -1,7 +1,7 @@
 """`mathprobe store copy`: runs moved between stores (a DuckDB file and a DuckLake)."""
 from __future__ import annotations
 
-from typing import Annotated, Optional
+from typing import Annotated
 
 import typer
 
@@ -15,7 +15,7 @@ app = typer.Typer(help="Stores: move runs between a DuckDB file and a DuckLake."
 def store_copy(
     src: Annotated[str, typer.Argument(help="The store to copy from (file or ducklake:...).")],
     dst: Annotated[str, typer.Argument(help="The store to copy into (created if absent).")],
-    run_ids: Annotated[Optional[list[str]], typer.Option("--run-id", help="Only this run "
+    run_ids: Annotated[list[str] | None, typer.Option("--run-id", help="Only this run "
                                                          "(repeatable); default: every run.")] = None,
     data_path: DataPath = None,
 ) -> None:

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import threading
 from pathlib import Path
-from typing import Annotated, Optional
+from typing import Annotated
 
 import typer
 
@@ -21,8 +21,8 @@ def triton_serve(
                                             "(config.json, weights, tokenizer/processor).")],
     grpc_port: Annotated[int, typer.Option("--grpc-port")] = 8001,
     http_port: Annotated[int, typer.Option("--http-port")] = 8000,
-    model_repository: Annotated[Optional[Path], typer.Option("--model-repository")] = None,
-    log_file: Annotated[Optional[Path], typer.Option("--log-file")] = None,
+    model_repository: Annotated[Path | None, typer.Option("--model-repository")] = None,
+    log_file: Annotated[Path | None, typer.Option("--log-file")] = None,
 ) -> None:
     """Start tritonserver (the nvidia-pytriton binary, CPU) and serve until Ctrl-C / SIGTERM."""
     import signal

@@ -30,8 +30,6 @@ from mathprobe.reports.selection import check_grader, default_graders, find_run
 from mathprobe.runs.judging import JUDGE_RUN_MARK
 from mathprobe.store import Store
 
-
-
 # how a difference's interval was made (`Difference.ci_method`)
 TANGO = "tango"                   # Tango's score interval of paired right/wrong items
 TANGO_UNITS = "tango-units"       # the paired bootstrap collapsed: Tango over the m units

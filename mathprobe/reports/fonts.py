@@ -64,9 +64,9 @@ def css_font_face(text: str) -> str:
         return ""
     data = _subset(path, "".join(chars))
     name = family()[-1]
-    return ("@font-face { font-family: \"%s\"; src: url(data:font/otf;base64,%s) "
-            "format(\"opentype\"); font-display: block; }" % (name, base64.b64encode(data)
-                                                               .decode("ascii")))
+    encoded = base64.b64encode(data).decode("ascii")
+    return (f'@font-face {{ font-family: "{name}"; src: url(data:font/otf;base64,{encoded}) '
+            'format("opentype"); font-display: block; }')
 
 
 @functools.lru_cache(maxsize=8)        # a process that writes several reports (a sweep)

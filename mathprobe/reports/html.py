@@ -14,15 +14,15 @@ from __future__ import annotations
 import json
 import time
 from collections.abc import Sequence
-from datetime import datetime, timezone
+from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
 import jinja2
 
 from mathprobe.contract import Stat, Table
-from mathprobe.reports import compare as comparing
 from mathprobe.reports import card as run_card
+from mathprobe.reports import compare as comparing
 from mathprobe.reports import fonts, glossary, item_browser, plots
 from mathprobe.reports.compare import BenchComparison, ComparisonResult
 from mathprobe.reports.format import fmt_diff, fmt_interval, fmt_p, fmt_value, is_percent
@@ -76,7 +76,7 @@ def write(store: Store, run_ids: Sequence[str], out: Path, *, grader: str | None
     out.parent.mkdir(parents=True, exist_ok=True)
     browser = item_browser.items(store, runs, data_dir, max_items, out.parent, max_thumbnails)
     page = _env().get_template(TEMPLATE.name).render(
-        title=_title(result, runs), generated=datetime.now(timezone.utc).strftime("%Y-%m-%d %H:%M UTC"),
+        title=_title(result, runs), generated=datetime.now(UTC).strftime("%Y-%m-%d %H:%M UTC"),
         db=store.path, result=result, runs=run_details(store, runs), sections=sections,
         glossary=glossary.CORE, browser=browser, font_face=FONT_FACE,
         browser_json=json.dumps(browser["data"], ensure_ascii=False, separators=(",", ":"))

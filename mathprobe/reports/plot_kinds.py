@@ -18,9 +18,19 @@ from matplotlib.patches import Patch, Rectangle
 
 from mathprobe.contract import Plot
 from mathprobe.reports import fonts
-from mathprobe.reports.plot_labels import (CHAR_W, FONT, PANELS, ROW_FONT, ROWS_PER_PANEL,
-                                                 Figures, describe, hover, text_width, value,
-                                                 wrap)
+from mathprobe.reports.plot_labels import (
+    CHAR_W,
+    FONT,
+    PANELS,
+    ROW_FONT,
+    ROWS_PER_PANEL,
+    Figures,
+    describe,
+    hover,
+    text_width,
+    value,
+    wrap,
+)
 
 STACK_COLORS = ("#d62728", "#ff7f0e", "#2ca02c", "#9467bd", "#8c564b", "#7f7f7f")
 NO_DATA = "#d4d4d4"            # a heat map cell without a figure (in the legend)

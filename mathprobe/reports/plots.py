@@ -31,8 +31,7 @@ from matplotlib.figure import Figure  # noqa: E402
 
 from mathprobe.contract import Plot  # noqa: E402
 from mathprobe.reports import fonts, plot_kinds  # noqa: E402
-from mathprobe.reports.plot_labels import (FONT, MAX_SERIES_RUNS,  # noqa: E402,F401
-                                                 Figures, text_width)
+from mathprobe.reports.plot_labels import FONT, MAX_SERIES_RUNS, Figures, text_width  # noqa: E402,F401
 
 
 def _style() -> None:

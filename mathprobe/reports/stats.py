@@ -26,9 +26,9 @@ comes out of a sparse matrix product: the resamples of a run cost about one pass
 from __future__ import annotations
 
 import functools
+from collections.abc import Sequence
 from dataclasses import dataclass
 from fractions import Fraction
-from typing import Sequence
 
 import numpy as np
 from scipy import sparse
@@ -100,7 +100,7 @@ class RunUnits:
 
     @classmethod
     def build(cls, unit: np.ndarray, item: np.ndarray, cell: np.ndarray, num: np.ndarray,
-              den: np.ndarray, n_cells: int) -> "RunUnits":
+              den: np.ndarray, n_cells: int) -> RunUnits:
         units, local = np.unique(unit, return_inverse=True)
         shape = (len(units), n_cells)
         return cls(units,

@@ -11,8 +11,7 @@ from rich.text import Text
 from mathprobe import registry
 from mathprobe.backends import prices
 from mathprobe.reports import terminal
-from mathprobe.reports.selection import (check_grader, default_grader, default_graders,  # noqa: F401
-                                                find_run)
+from mathprobe.reports.selection import check_grader, default_grader, default_graders, find_run  # noqa: F401
 from mathprobe.store import Store
 
 

@@ -67,7 +67,7 @@ class AdaptiveLimit:
         self._resume: asyncio.TimerHandle | None = None
 
     @classmethod
-    def fixed(cls, limit: int) -> "AdaptiveLimit":
+    def fixed(cls, limit: int) -> AdaptiveLimit:
         """Exactly `limit` in flight, whatever the server answers (a plain semaphore)."""
         return cls(limit, start=limit, adaptive=False)
 

@@ -39,7 +39,7 @@ SAY_WAIT_S = 60.0     # a request waiting this long for a slot says so in the lo
 
 log = logging.getLogger(__name__)
 _exists: dict[tuple[str, str], bool] = {}
-_pools: dict[tuple[str, str], "GlobalSlots"] = {}
+_pools: dict[tuple[str, str], GlobalSlots] = {}
 
 
 def limit_name(kind: str) -> str:
@@ -131,7 +131,7 @@ class GlobalSlots:
         return len(self._leases)
 
     @contextlib.asynccontextmanager
-    async def batch(self) -> AsyncIterator["GlobalSlots"]:
+    async def batch(self) -> AsyncIterator[GlobalSlots]:
         """Hold the process's slots while a batch of requests runs; give them back at the end
         of the last one."""
         self._batches += 1
@@ -144,7 +144,7 @@ class GlobalSlots:
                 await self._give_back(idle)
                 await self.settled()             # a cancelled request's ask, too
 
-    async def __aenter__(self) -> "GlobalSlots":
+    async def __aenter__(self) -> GlobalSlots:
         self._lent[asyncio.current_task()] = await self._take()
         return self
 

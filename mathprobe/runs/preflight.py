@@ -12,9 +12,10 @@ import difflib
 import math
 import os
 import re
+from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Sequence
+from typing import Any
 
 from mathprobe import extras, registry
 from mathprobe.backends import registry as backends
@@ -26,7 +27,6 @@ from mathprobe.store import RunSpec
 from mathprobe.store.duckdb_store import check_same_work, peek
 from mathprobe.store.location import parse
 from mathprobe.store.owned_paths import Owned, clash
-
 
 # What a user means by each number: (least, most, what it counts).
 NUMBERS: dict[str, tuple[float, float | None, str]] = {

@@ -68,7 +68,7 @@ async def cancel_group(group: str) -> None:
     await asyncio.gather(*tasks, return_exceptions=True)
 
 
-def start(coro: Coroutine[Any, Any, T]) -> "concurrent.futures.Future[T]":
+def start(coro: Coroutine[Any, Any, T]) -> concurrent.futures.Future[T]:
     """Start `coro` on the shared loop without waiting for it (e.g. a lookup whose answer is
     cached for later, made while this thread does other work)."""
     return asyncio.run_coroutine_threadsafe(coro, loop())

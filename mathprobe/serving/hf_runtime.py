@@ -33,8 +33,13 @@ class Scored:
 
 class HFModel:
     def __init__(self, model_dir: str | Path, device: str = "cpu", dtype: torch.dtype | None = None):
-        from transformers import (AutoConfig, AutoModelForCausalLM, AutoModelForImageTextToText,
-                                  AutoProcessor, AutoTokenizer)
+        from transformers import (
+            AutoConfig,
+            AutoModelForCausalLM,
+            AutoModelForImageTextToText,
+            AutoProcessor,
+            AutoTokenizer,
+        )
 
         model_dir = Path(model_dir)
         if not (model_dir / "config.json").is_file():

@@ -36,8 +36,14 @@ def train_tokenizer(texts: list[str], vocab_size: int = 2000):
 def build(out_dir: str | Path, kind: str = "vlm", corpus: list[str] | None = None, seed: int = 0,
           hidden: int = 64, layers: int = 2) -> Path:
     import torch
-    from transformers import (CLIPVisionConfig, LlamaConfig, LlamaForCausalLM, LlavaConfig,
-                              LlavaForConditionalGeneration, LlavaProcessor)
+    from transformers import (
+        CLIPVisionConfig,
+        LlamaConfig,
+        LlamaForCausalLM,
+        LlavaConfig,
+        LlavaForConditionalGeneration,
+        LlavaProcessor,
+    )
     from transformers.models.clip.image_processing_pil_clip import CLIPImageProcessorPil
 
     if kind not in ("vlm", "text"):

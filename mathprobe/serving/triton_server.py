@@ -101,7 +101,7 @@ class TritonServer:
                 "--allow-metrics=false", "--model-control-mode=explicit",
                 *(f"--load-model={m}" for m in self.models), "--log-verbose=0"]
 
-    def start(self, timeout_s: float = 300) -> "TritonServer":
+    def start(self, timeout_s: float = 300) -> TritonServer:
         if self.model_dir is not None and not (Path(self.model_dir) / "config.json").is_file():
             raise MathprobeError(f"{self.model_dir}: not a transformers model directory "
                                  "(no config.json); build a tiny one with `mathprobe triton "
@@ -157,7 +157,7 @@ class TritonServer:
             os.killpg(self.proc.pid, signal.SIGKILL)
             self.proc.wait()
 
-    def __enter__(self) -> "TritonServer":
+    def __enter__(self) -> TritonServer:
         return self.start()
 
     def __exit__(self, *exc) -> None:

@@ -12,7 +12,6 @@ from mathprobe.items import Item
 from mathprobe.store import run_data
 from mathprobe.store.bulk import replace_keyed, unnest, unnest_strings
 
-
 UPSERT_CHUNK = 256
 
 
@@ -56,7 +55,7 @@ class ItemsTable:
             select, params = unnest(columns)
 
             def work(con: duckdb.DuckDBPyConnection, table=table, first=first, select=select,
-                     params=params) -> None:
+                     params=params, columns=columns) -> None:
                 con.execute(f"DELETE FROM {table} WHERE {first} IN (SELECT {first} FROM "
                             f"(SELECT {select}))", params)
                 con.execute(f"INSERT INTO {table} ({', '.join(columns)}) SELECT {select}", params)

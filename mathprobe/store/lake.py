@@ -46,8 +46,7 @@ from pathlib import Path
 from typing import TypeVar
 
 import duckdb
-from tenacity import (Retrying, retry_if_exception, stop_after_delay,
-                      wait_random_exponential)
+from tenacity import Retrying, retry_if_exception, stop_after_delay, wait_random_exponential
 
 from mathprobe import extras
 from mathprobe.errors import MathprobeError

@@ -26,7 +26,7 @@ import time
 import uuid
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
-from datetime import datetime, timedelta, timezone
+from datetime import UTC, datetime, timedelta
 from typing import TYPE_CHECKING
 
 from mathprobe.errors import MathprobeError
@@ -41,7 +41,7 @@ SAY_S = 60.0          # ... and says it still waits this often
 
 
 def _now() -> datetime:
-    return datetime.now(timezone.utc).replace(tzinfo=None)
+    return datetime.now(UTC).replace(tzinfo=None)
 
 
 @dataclass(frozen=True)
@@ -59,7 +59,7 @@ class Claim:
 class RunLease:
     """This process's claim on one run of a lake (see the module's doc)."""
 
-    def __init__(self, store: "Store", run_id: str, on_lost: Callable[[], None] = lambda: None):
+    def __init__(self, store: Store, run_id: str, on_lost: Callable[[], None] = lambda: None):
         self.store, self.run_id, self.on_lost = store, run_id, on_lost
         self.holder = uuid.uuid4().hex
         self.lost = threading.Event()
@@ -131,7 +131,7 @@ class RunLease:
 
 
 @contextlib.contextmanager
-def holding(store: "Store", run_id: str,
+def holding(store: Store, run_id: str,
             say: Callable[[str], None] = lambda _: None) -> Iterator[RunLease | None]:
     """The run claimed for the length of the block on a lake (waiting for a live holder to
     end); on a DuckDB file nothing (its write lock admits one process). Yields the lease (None

@@ -29,7 +29,7 @@ class ResponseWriter:
     until its answers are durable before it reports done.
     """
 
-    def __init__(self, store: "Store"):
+    def __init__(self, store: Store):
         self.store = store
         self.failure: BaseException | None = None   # the first failed commit
         self.halt = threading.Event()                 # set at that failure: ask nothing new

@@ -7,9 +7,9 @@ import json
 import duckdb
 import pytest
 
+from mathprobe.benchmarks import wemath
 from mathprobe.flows.common import call_flow
 from mathprobe.flows.eval import eval_flow as _eval_flow
-from mathprobe.benchmarks import wemath
 from mathprobe.store import close_all
 from tests.support.fake_api import FakeAPI
 from tests.support.report import figure
@@ -208,6 +208,7 @@ def test_canary_key_never_stored_or_logged(api, data_dir, db, capfd):
     assert CANARY not in out + err
 
     import asyncio
+
     from prefect.client.orchestration import get_client
     from prefect.client.schemas.filters import LogFilter
 

@@ -10,12 +10,12 @@ import threading
 import pytest
 import torch
 
+from mathprobe.backends.triton_grpc import TritonGenerate
+from mathprobe.benchmarks import wemath
 from mathprobe.flows.common import call_flow
 from mathprobe.flows.eval import eval_flow as _eval_flow
-from mathprobe.benchmarks import wemath
-from mathprobe.runs import progress
-from mathprobe.backends.triton_grpc import TritonGenerate
 from mathprobe.items import Request
+from mathprobe.runs import progress
 from mathprobe.store import open_store
 
 

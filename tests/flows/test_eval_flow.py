@@ -6,10 +6,10 @@ import duckdb
 import pytest
 from typer.testing import CliRunner
 
-from mathprobe.cli.main import app
-from mathprobe.flows.eval import eval_flow
 from mathprobe.benchmarks import wemath
+from mathprobe.cli.main import app
 from mathprobe.errors import MathprobeError
+from mathprobe.flows.eval import eval_flow
 from mathprobe.store import close_all
 from tests.support.report import figure
 
@@ -101,8 +101,9 @@ def test_command_line_run_prints_both_tables_and_publishes_an_artifact(db, data_
     chosen = wemath.select(wemath.load(data_dir).items, 40)
     assert report["run"]["n_items"] == len(chosen) <= 40    # whole problems only
 
-    from mathprobe.flows.artifacts import artifact_key
     from prefect.client.orchestration import get_client
+
+    from mathprobe.flows.artifacts import artifact_key
 
     async def read():
         async with get_client() as client:

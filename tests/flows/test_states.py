@@ -8,11 +8,11 @@ import asyncio
 
 import pytest
 
+from mathprobe.benchmarks import wemath
+from mathprobe.errors import MathprobeError, RunNotCompleted
 from mathprobe.flows.artifacts import artifact_key
 from mathprobe.flows.common import call_flow
 from mathprobe.flows.eval import eval_flow
-from mathprobe.benchmarks import wemath
-from mathprobe.errors import MathprobeError, RunNotCompleted
 from tests.support.fake_api import FakeAPI
 
 pytestmark = pytest.mark.usefixtures("prefect_harness")

@@ -13,8 +13,8 @@ import pytest
 from scipy import stats as sps
 from typer.testing import CliRunner
 
-from mathprobe.cli.main import app
 from mathprobe.benchmarks import wemath
+from mathprobe.cli.main import app
 from mathprobe.reports import compare, stats
 from tests.reports.conftest import N_RIGHT, N_WRONG
 

@@ -15,8 +15,8 @@ import pytest
 from scipy import stats as sps
 from typer.testing import CliRunner
 
-from mathprobe.cli.main import app
 from mathprobe import registry
+from mathprobe.cli.main import app
 from mathprobe.reports import intervals
 from mathprobe.runs import import_official
 from mathprobe.store import open_store

@@ -22,11 +22,12 @@ import pytest
 
 from mathprobe.backends import get_backend
 from mathprobe.items import Request
-from mathprobe.runs import limits, runtime
 from mathprobe.ports import free_port
+from mathprobe.runs import limits, runtime
 from mathprobe.runs.asking import respond
 from tests.conftest import REPO
 from tests.support import early
+
 
 @pytest.fixture
 def limit(prefect_harness):

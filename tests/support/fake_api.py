@@ -63,7 +63,7 @@ class FakeAPI:
         self._thread: threading.Thread | None = None
 
     # -- lifecycle ------------------------------------------------------------------------
-    def start(self) -> "FakeAPI":
+    def start(self) -> FakeAPI:
         ready = threading.Event()
 
         def run() -> None:

@@ -15,7 +15,6 @@ import threading
 from collections.abc import Iterator
 from contextlib import contextmanager
 
-
 _ready = threading.Event()
 _leave = threading.Event()
 _thread: threading.Thread | None = None

@@ -12,9 +12,9 @@ import json
 import os
 import re
 import shutil
+import signal
 import subprocess
 import sys
-import signal
 import tempfile
 import time
 from pathlib import Path
@@ -24,8 +24,8 @@ import httpx
 import pytest
 
 from mathprobe.ports import free_port
-from tests.support import early
 from tests.conftest import REPO
+from tests.support import early
 from tests.support.cli import cli_env, error_lines, mathprobe
 
 

@@ -21,27 +21,48 @@ from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
-from mathprobe.benchmarks.cmmath.grading import judge_audit as audit
-from mathprobe.benchmarks.cmmath.grading.judge_audit import (audit_rules, run_judge_audit,
-                                                                   sample_path)
 from mathprobe.benchmarks.cmmath._chance import chance_answer, chance_level
-from mathprobe.benchmarks.cmmath.figures.comparison import CmmathComparison
-from mathprobe.benchmarks.cmmath.data.dataset import (NAME, STRATA, CmmathItem, Dataset, load,
-                                                            reference_tables, strata)
-from mathprobe.benchmarks.cmmath.grading.judge import (JUDGE_PARAMS, PROMPT_FORMATS,
-                                                             VERDICT_PARSERS, VERDICT_RULES,
-                                                             judge_prompt, parse_verdict,
-                                                             parse_verdict_official)
-from mathprobe.benchmarks.cmmath.data.options import (gold_letters, option_letters,
-                                                            option_texts)
-from mathprobe.benchmarks.cmmath.data.knowledge_points import (PointSyntaxError, item_points,
-                                                                     parse_points)
-from mathprobe.benchmarks.cmmath._prompts import (DEFAULT_SETTING, SETTINGS, build_prompt,
-                                                        parse_setting, request_image)
+from mathprobe.benchmarks.cmmath._prompts import (
+    DEFAULT_SETTING,
+    SETTINGS,
+    build_prompt,
+    parse_setting,
+    request_image,
+)
+from mathprobe.benchmarks.cmmath.data.dataset import (
+    NAME,
+    STRATA,
+    CmmathItem,
+    Dataset,
+    load,
+    reference_tables,
+    strata,
+)
+from mathprobe.benchmarks.cmmath.data.knowledge_points import (
+    PointSyntaxError,
+    item_points,
+    parse_points,
+)
+from mathprobe.benchmarks.cmmath.data.official_results import imported_tables, read_official_results
+from mathprobe.benchmarks.cmmath.data.options import gold_letters, option_letters, option_texts
 from mathprobe.benchmarks.cmmath.data.published_texts import published
-from mathprobe.benchmarks.cmmath.data.official_results import (imported_tables,
-                                                                     read_official_results)
+from mathprobe.benchmarks.cmmath.figures.comparison import CmmathComparison
 from mathprobe.benchmarks.cmmath.grading import GRADERS, grade
+from mathprobe.benchmarks.cmmath.grading import judge_audit as audit
+from mathprobe.benchmarks.cmmath.grading.judge import (
+    JUDGE_PARAMS,
+    PROMPT_FORMATS,
+    VERDICT_PARSERS,
+    VERDICT_RULES,
+    judge_prompt,
+    parse_verdict,
+    parse_verdict_official,
+)
+from mathprobe.benchmarks.cmmath.grading.judge_audit import (
+    audit_rules,
+    run_judge_audit,
+    sample_path,
+)
 from mathprobe.contract import Benchmark, Judge
 from mathprobe.errors import MathprobeError
 from mathprobe.items import Item

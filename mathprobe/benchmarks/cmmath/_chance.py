@@ -14,8 +14,8 @@ from __future__ import annotations
 
 import re
 
-from mathprobe.benchmarks.cmmath.data.options import gold_letters
 from mathprobe.benchmarks.cmmath._prompts import parse_setting
+from mathprobe.benchmarks.cmmath.data.options import gold_letters
 from mathprobe.items import ChanceAnswer, Item
 
 GUESSES = tuple(str(k) for k in range(101))

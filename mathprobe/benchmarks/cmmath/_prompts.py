@@ -13,7 +13,6 @@ from mathprobe.benchmarks.cmmath.data.published_texts import Published, publishe
 from mathprobe.errors import DataError
 from mathprobe.items import Item
 
-
 MODES = ("text", "text+ocr", "image")
 
 

@@ -11,16 +11,24 @@ the SQL views of `sql/conceptmath/`.
 """
 from __future__ import annotations
 
-from mathprobe.benchmarks.conceptmath._chance import chance_answer, chance_level
-from mathprobe.benchmarks.conceptmath.figures import ConceptMathComparison
-from mathprobe.benchmarks.conceptmath.data.dataset import (NAME, STRATA, SYSTEMS, Dataset,
-                                                                 concept_path, language, load,
-                                                                 reference_tables, strata)
-from mathprobe.benchmarks.conceptmath.grading import GRADERS, grade
 from mathprobe.benchmarks.conceptmath import _probes as probes
+from mathprobe.benchmarks.conceptmath._chance import chance_answer, chance_level
 from mathprobe.benchmarks.conceptmath._probes import PROBE_OBJECTS
 from mathprobe.benchmarks.conceptmath._prompts import DEFAULT_SETTING, SETTINGS, build_prompt
+from mathprobe.benchmarks.conceptmath.data.dataset import (
+    NAME,
+    STRATA,
+    SYSTEMS,
+    Dataset,
+    concept_path,
+    language,
+    load,
+    reference_tables,
+    strata,
+)
 from mathprobe.benchmarks.conceptmath.data.official_results import read_official_results
+from mathprobe.benchmarks.conceptmath.figures import ConceptMathComparison
+from mathprobe.benchmarks.conceptmath.grading import GRADERS, grade
 from mathprobe.contract import Benchmark
 
 DEFAULT_PARAMS = {"temperature": 0.0, "max_tokens": 1024}        # paper: greedy decoding

@@ -15,8 +15,12 @@ import math
 from fractions import Fraction
 
 from mathprobe.benchmarks.conceptmath.data.dataset import language
-from mathprobe.benchmarks.conceptmath.grading.official import (PLAIN_NUMBER_RE, _prepare,
-                                                                     gold_items, normalise)
+from mathprobe.benchmarks.conceptmath.grading.official import (
+    PLAIN_NUMBER_RE,
+    _prepare,
+    gold_items,
+    normalise,
+)
 from mathprobe.items import ChanceAnswer, Item
 
 GUESSES = tuple(str(k) for k in range(101))

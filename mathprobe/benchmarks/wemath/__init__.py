@@ -13,19 +13,27 @@ from __future__ import annotations
 
 from typing import Any, ClassVar
 
-from mathprobe.benchmarks.wemath.data.dataset import (NAME, STRATA, Dataset, WemathItem,
-                                                            item_id, load, option_letters,
-                                                            reference_tables, sample_unit, strata)
 from mathprobe.benchmarks.wemath._chance import chance_answer, chance_level
-from mathprobe.benchmarks.wemath.grading import GRADERS, extract_official, grade
-from mathprobe.benchmarks.wemath.grading.judge import WemathJudge
-from mathprobe.benchmarks.wemath._prompts import DEFAULT_SETTING, SETTINGS, build_prompt
-from mathprobe.benchmarks.wemath.figures import WeMathComparison
 from mathprobe.benchmarks.wemath._leaderboard import write_leaderboard
+from mathprobe.benchmarks.wemath._prompts import DEFAULT_SETTING, SETTINGS, build_prompt
+from mathprobe.benchmarks.wemath.data.dataset import (
+    NAME,
+    STRATA,
+    Dataset,
+    WemathItem,
+    item_id,
+    load,
+    option_letters,
+    reference_tables,
+    sample_unit,
+    strata,
+)
 from mathprobe.benchmarks.wemath.data.lmms_eval_results import read_lmms_eval
 from mathprobe.benchmarks.wemath.data.official_results import read_official_results
-from mathprobe.benchmarks.wemath.data.vlmevalkit_results import (read_vlmevalkit,
-                                                                       write_score_csv)
+from mathprobe.benchmarks.wemath.data.vlmevalkit_results import read_vlmevalkit, write_score_csv
+from mathprobe.benchmarks.wemath.figures import WeMathComparison
+from mathprobe.benchmarks.wemath.grading import GRADERS, extract_official, grade
+from mathprobe.benchmarks.wemath.grading.judge import WemathJudge
 from mathprobe.contract import Benchmark
 from mathprobe.items import Item
 

@@ -23,8 +23,12 @@ import json
 from pathlib import Path
 
 from mathprobe.benchmarks.wemath.data.dataset import load
-from mathprobe.benchmarks.wemath.data.vlmevalkit_results import (FOUR_DIM_COLUMNS, _safe,
-                                                                       n525_notes, score_row)
+from mathprobe.benchmarks.wemath.data.vlmevalkit_results import (
+    FOUR_DIM_COLUMNS,
+    _safe,
+    n525_notes,
+    score_row,
+)
 from mathprobe.errors import MathprobeError
 from mathprobe.store import Store
 

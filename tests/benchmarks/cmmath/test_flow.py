@@ -9,10 +9,10 @@ import json
 import pytest
 from typer.testing import CliRunner
 
+from mathprobe.benchmarks import cmmath
 from mathprobe.cli.main import app
 from mathprobe.flows.common import call_flow
 from mathprobe.flows.eval import eval_flow as _eval_flow
-from mathprobe.benchmarks import cmmath
 from mathprobe.store import open_store
 
 

@@ -6,12 +6,11 @@ from pathlib import Path
 
 import pytest
 
-from mathprobe import reports
-from mathprobe import runs
+from mathprobe import reports, runs
 from mathprobe.benchmarks import cmmath
+from mathprobe.items import Completion
 from mathprobe.reports import terminal
 from mathprobe.reports.format import fmt_value
-from mathprobe.items import Completion
 from mathprobe.store import Store
 from tests.benchmarks.cmmath.test_data import make_cmmath_dir, record, results_file
 from tests.support.report import figure, value

@@ -13,10 +13,10 @@ import pytest
 from mathprobe import reports, runs
 from mathprobe.benchmarks import cmmath
 from mathprobe.errors import DataError
+from mathprobe.reports import terminal
 from mathprobe.store import Store
 from tests.benchmarks.cmmath.test_data import make_cmmath_dir, record
 from tests.support.report import figure
-from mathprobe.reports import terminal
 
 # Their script's groups, in its order.
 SUBJECTS = ["Flow Chart", "Bar Chart", "Scatter Plot", "Line Plot", "Fan Chart", "LiDAR Chart",

@@ -9,10 +9,10 @@ import math
 import pytest
 import torch
 
-from mathprobe.flows.eval import eval_flow
-from mathprobe.flows.probes import classify_flow, contamination_flow
 from mathprobe.benchmarks import conceptmath
 from mathprobe.benchmarks.conceptmath import probes
+from mathprobe.flows.eval import eval_flow
+from mathprobe.flows.probes import classify_flow, contamination_flow
 from mathprobe.store import open_store
 from tests.support.fake_api import fake_logprob, fake_tokens
 from tests.support.report import figure

@@ -7,9 +7,14 @@ from pathlib import Path
 import pytest
 
 from mathprobe.benchmarks import conceptmath
-from mathprobe.benchmarks.conceptmath.grading.official import (answer_span, find_numbers,
-                                                                     gold_items, is_close,
-                                                                     normalise, official_correct)
+from mathprobe.benchmarks.conceptmath.grading.official import (
+    answer_span,
+    find_numbers,
+    gold_items,
+    is_close,
+    normalise,
+    official_correct,
+)
 from mathprobe.benchmarks.conceptmath.grading.strict import strict_correct
 from mathprobe.errors import DataError
 from mathprobe.items import Chat

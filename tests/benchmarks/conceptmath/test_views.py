@@ -7,11 +7,10 @@ from pathlib import Path
 import duckdb
 import pytest
 
-from mathprobe import reports
-from mathprobe import runs
+from mathprobe import reports, runs
 from mathprobe.benchmarks import conceptmath
-from mathprobe.reports import terminal
 from mathprobe.items import Completion
+from mathprobe.reports import terminal
 from mathprobe.store import RunSpec, Store
 from tests.support.report import figure, figures
 

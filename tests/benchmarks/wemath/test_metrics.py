@@ -51,13 +51,13 @@ def test_strict_and_loose_rules(hand_made, db):
     store = imported(db, *hand_made)
     rows = {r["rule"]: r for r in store.query_dicts(
         "SELECT * FROM wemath_four_dimensional WHERE run_id = 'hand'")}
-    s, l = rows["strict"], rows["loose"]
+    s, lo = rows["strict"], rows["loose"]
     assert (s["n"], s["ik"], s["ig"], s["cm"], s["rm"]) == (7, 2, 1, 1, 3)
-    assert (l["n"], l["ik"], l["ig"], l["cm"], l["rm"]) == (7, 2, 1, 3, 1)
+    assert (lo["n"], lo["ik"], lo["ig"], lo["cm"], lo["rm"]) == (7, 2, 1, 3, 1)
     assert s["ik_rate"] == pytest.approx(2 / 7) and s["cm_rate"] == pytest.approx(1 / 7)
-    assert s["rm_rate"] == pytest.approx(3 / 4) and l["rm_rate"] == pytest.approx(1 / 4)
+    assert s["rm_rate"] == pytest.approx(3 / 4) and lo["rm_rate"] == pytest.approx(1 / 4)
     assert s["score"] == pytest.approx((0.5 * 1 + 1) / 7)
-    assert l["score"] == pytest.approx((0.5 * 1 + 3) / 7)
+    assert lo["score"] == pytest.approx((0.5 * 1 + 3) / 7)
     assert s["grader"] == "official"
 
 

@@ -30,7 +30,7 @@ class TritonPythonModel:
         config = json.loads(args["model_config"])
         params = {k: v["string_value"] for k, v in config.get("parameters", {}).items()}
         model_dir = os.path.expandvars(params["model_dir"])
-        device = ("cuda:%s" % args["model_instance_device_id"]
+        device = (f"cuda:{args['model_instance_device_id']}"
                   if args.get("model_instance_kind") == "GPU" else "cpu")
         self.model = HFModel(model_dir, device=device)
         self.default_max_new = int(params.get("max_new_tokens", 1024))

@@ -24,7 +24,7 @@ class TritonPythonModel:
     def initialize(self, args):
         config = json.loads(args["model_config"])
         params = {k: v["string_value"] for k, v in config.get("parameters", {}).items()}
-        device = ("cuda:%s" % args["model_instance_device_id"]
+        device = (f"cuda:{args['model_instance_device_id']}"
                   if args.get("model_instance_kind") == "GPU" else "cpu")
         self.model = HFModel(os.path.expandvars(params["model_dir"]), device=device)
 

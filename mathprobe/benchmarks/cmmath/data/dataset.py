@@ -9,13 +9,15 @@ from pathlib import Path
 from typing import Any
 
 from mathprobe import contract
+from mathprobe.benchmarks.cmmath.data.knowledge_points import (
+    PointSyntaxError,
+    item_points,
+    official_point,
+)
 from mathprobe.benchmarks.cmmath.data.options import gold_letters, option_letters
-from mathprobe.benchmarks.cmmath.data.knowledge_points import (PointSyntaxError, item_points,
-                                                                     official_point)
 from mathprobe.errors import DataError
 from mathprobe.files import read_json
 from mathprobe.items import Item
-
 
 NAME = "cmmath"
 

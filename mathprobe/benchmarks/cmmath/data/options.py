@@ -6,9 +6,6 @@ import re
 
 from mathprobe.options import LETTERS, sequential_letters
 
-
-
-
 # An option label at the start of a line or after white space: "A.", "B．", "C、", "D)".
 OPTION_RE = re.compile(r"(?:^|(?<=\s))(?:\$\$)?([A-H])(?:\$\$)?\s*[.．、:：)）]")
 

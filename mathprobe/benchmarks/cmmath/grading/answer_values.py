@@ -9,9 +9,7 @@ from dataclasses import dataclass
 from functools import lru_cache
 from typing import Any
 
-from mathprobe.benchmarks.cmmath.grading.response_text import (CJK_RE, canonical,
-                                                                     strip_wrappers)
-
+from mathprobe.benchmarks.cmmath.grading.response_text import CJK_RE, canonical, strip_wrappers
 
 NO_ANSWER = ("暂无", "无", "略")   # "not available": the record carries no reference answer
 

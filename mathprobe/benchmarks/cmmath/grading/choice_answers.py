@@ -12,10 +12,14 @@ from __future__ import annotations
 
 import re
 
-from mathprobe.benchmarks.cmmath.grading.extraction import CHOICE_MARKER_RE
 from mathprobe.benchmarks.cmmath.data.options import option_texts
-from mathprobe.benchmarks.cmmath.grading.response_text import (ZERO_WIDTH_RE, canonical,
-                                                                     clean_text, strip_wrappers)
+from mathprobe.benchmarks.cmmath.grading.extraction import CHOICE_MARKER_RE
+from mathprobe.benchmarks.cmmath.grading.response_text import (
+    ZERO_WIDTH_RE,
+    canonical,
+    clean_text,
+    strip_wrappers,
+)
 
 POSITIVE_QUESTION_RE = re.compile(r"正确的(?:是|有|为)|说法正确|叙述正确|结论正确|成立的(?:是|有)")
 NEGATIVE_QUESTION_RE = re.compile(r"不正确|错误|不成立|不合理|一定不|个数|几个")

@@ -5,11 +5,15 @@ from __future__ import annotations
 
 import re
 
-from mathprobe.benchmarks.cmmath.grading.response_text import (ZERO_WIDTH_RE, clean_text,
-                                                                     in_math, last_boxed,
-                                                                     sentence_after, strip_wrappers)
+from mathprobe.benchmarks.cmmath.grading.response_text import (
+    ZERO_WIDTH_RE,
+    clean_text,
+    in_math,
+    last_boxed,
+    sentence_after,
+    strip_wrappers,
+)
 from mathprobe.options import LETTERS
-
 
 _MARKERS = [  # final-answer markers, most explicit first (the last occurrence in the text wins)
     r"final\s+answer\s*(?:is)?\s*[:：]?",
@@ -107,9 +111,7 @@ def final_region(response: str) -> tuple[str | None, str]:
             lines.append((offset, ln))
         offset += len(ln) + 1
     for pos, ln in reversed(lines[-3:]):
-        m = None
-        for m in CONCLUSION_RE.finditer(ln):
-            pass
+        m = _last(CONCLUSION_RE, ln)
         if m is not None:
             region = ln[m.start():].strip()
             if in_math(ln, m.start()):           # "$$\\therefore x=5$$": keep the $$ balanced
@@ -122,9 +124,7 @@ def final_region(response: str) -> tuple[str | None, str]:
                 found.append((pos + m.start(), region, "number"))
                 break
     for pos, ln in reversed(lines[-2:]):
-        m = None
-        for m in CANNOT_RE.finditer(ln):
-            pass
+        m = _last(CANNOT_RE, ln)
         if m is not None:
             found.append((pos + m.start(), "", "no_answer"))
             break
@@ -184,3 +184,9 @@ def extract_choice(response: str, choices: tuple[str, ...]) -> frozenset[str] | 
             if m and set(re.findall(r"[A-H]", m.group(1))) <= allowed:
                 found = frozenset(re.findall(r"[A-H]", m.group(1)))
     return found
+
+
+def _last(pattern: re.Pattern[str], text: str) -> re.Match[str] | None:
+    """The last match of `pattern` in `text`, if any."""
+    found = list(pattern.finditer(text))
+    return found[-1] if found else None

@@ -9,19 +9,34 @@ from __future__ import annotations
 
 import re
 
-from mathprobe.benchmarks.cmmath.grading.extraction import (BLANK_RE, CONCLUDES_RE, COUNT_RE,
-                                                                  INEQUALITY_RE, NUMBER_RE,
-                                                                  RELATION_RE, final_region)
-from mathprobe.benchmarks.cmmath.grading.mentioned_numbers import (mentioned_numbers,
-                                                                         reference_absent)
+from mathprobe.benchmarks.cmmath.grading.answer_values import (
+    Value,
+    constant,
+    make_value,
+    numeric,
+    same_value,
+)
+from mathprobe.benchmarks.cmmath.grading.extraction import (
+    BLANK_RE,
+    CONCLUDES_RE,
+    COUNT_RE,
+    INEQUALITY_RE,
+    NUMBER_RE,
+    RELATION_RE,
+    final_region,
+)
+from mathprobe.benchmarks.cmmath.grading.mentioned_numbers import (
+    mentioned_numbers,
+    reference_absent,
+)
 from mathprobe.benchmarks.cmmath.grading.reference_answer import PART_LABEL_RE, Reference
-from mathprobe.benchmarks.cmmath.grading.response_text import (CJK_RE, at_depth0,
-                                                                     split_outside,
-                                                                     split_words_outside,
-                                                                     strip_wrappers)
-from mathprobe.benchmarks.cmmath.grading.answer_values import (Value, constant, make_value,
-                                                                     numeric, same_value)
-
+from mathprobe.benchmarks.cmmath.grading.response_text import (
+    CJK_RE,
+    at_depth0,
+    split_outside,
+    split_words_outside,
+    strip_wrappers,
+)
 
 # a name raised to a power or with an index ("s^{2}", "{{K}^{2}}", "x_1"): a name, not an expression
 POWER_NAME_RE = re.compile(r"[{\s]*[A-Za-z][}\s]*(?:_\s*\{?\s*\w+\s*\}?)?[}\s]*(?:\^\s*\{?\s*\d\s*\}?)?[}\s]*")

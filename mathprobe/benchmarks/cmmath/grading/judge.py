@@ -22,9 +22,8 @@ from __future__ import annotations
 
 import re
 
-from mathprobe.benchmarks.cmmath.grading.judge_prompt_authors import (JUDGE_PROMPT,
-                                                                            JUDGE_TEMPLATE)
 from mathprobe.benchmarks.cmmath.data.published_texts import Published
+from mathprobe.benchmarks.cmmath.grading.judge_prompt_authors import JUDGE_PROMPT, JUDGE_TEMPLATE
 
 PROMPT_FORMATS = ("gpt4", "gradegpt")
 VERDICT_RULES = ("strict", "official")

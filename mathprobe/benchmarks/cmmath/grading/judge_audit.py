@@ -11,8 +11,8 @@ from pathlib import Path
 from typing import Any
 
 from mathprobe.benchmarks.cmmath.data.dataset import NAME
-from mathprobe.benchmarks.cmmath.grading.judge import JUDGE_PARAMS, parse_verdict
 from mathprobe.benchmarks.cmmath.data.options import gold_letters, option_letters
+from mathprobe.benchmarks.cmmath.grading.judge import JUDGE_PARAMS, parse_verdict
 from mathprobe.benchmarks.cmmath.grading.rules import grade
 from mathprobe.errors import DataError, MathprobeError
 from mathprobe.files import read_text

@@ -15,8 +15,8 @@ import math
 import re
 from functools import lru_cache
 
-from mathprobe.benchmarks.cmmath.grading.reference_answer import Reference
 from mathprobe.benchmarks.cmmath.grading.answer_values import CACHE_SIZE, Value, _parse_math
+from mathprobe.benchmarks.cmmath.grading.reference_answer import Reference
 
 _BRACED = r"\{+\s*(-?\d+(?:\.\d+)?)\s*\}+"
 FRACTION_RE = re.compile(r"\\[dt]?frac\s*" + _BRACED + r"\s*" + _BRACED

@@ -6,9 +6,13 @@ from __future__ import annotations
 import re
 
 from mathprobe.benchmarks.cmmath.grading.extraction import CONCLUDES_RE
-from mathprobe.benchmarks.cmmath.grading.response_text import (at_depth0, clean_text,
-                                                                     split_outside, strip_wrappers)
 from mathprobe.benchmarks.cmmath.grading.reference_answer import name_key, word_name
+from mathprobe.benchmarks.cmmath.grading.response_text import (
+    at_depth0,
+    clean_text,
+    split_outside,
+    strip_wrappers,
+)
 
 _N = r"\s*([1-9]|[ⅠⅡⅢⅣⅤ]|I{1,3}|IV|V)\s*"
 # "(1)", "（Ⅱ）", or the label alone in math, "$$(1)$$" (not the "$$" that opens the answer)

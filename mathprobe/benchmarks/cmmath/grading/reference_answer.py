@@ -8,13 +8,18 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
-from mathprobe.benchmarks.cmmath.grading.response_text import (CJK_RE, ZERO_WIDTH_RE,
-                                                                     at_depth0, canonical, in_math,
-                                                                     split_outside,
-                                                                     split_words_outside,
-                                                                     strip_wrappers, unbrace_signs)
-from mathprobe.benchmarks.cmmath.grading.answer_values import (NO_ANSWER, Value, constant,
-                                                                     make_value)
+from mathprobe.benchmarks.cmmath.grading.answer_values import NO_ANSWER, Value, constant, make_value
+from mathprobe.benchmarks.cmmath.grading.response_text import (
+    CJK_RE,
+    ZERO_WIDTH_RE,
+    at_depth0,
+    canonical,
+    in_math,
+    split_outside,
+    split_words_outside,
+    strip_wrappers,
+    unbrace_signs,
+)
 
 NOT_UNIQUE_RE = re.compile(r"[（(]?\s*(?:答案不唯一|填一个即可|写出一个即可|只需填一个|"
                            r"写一个即可|任写一个)\s*[)）]?")

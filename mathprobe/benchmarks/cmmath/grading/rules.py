@@ -30,24 +30,35 @@ from __future__ import annotations
 
 import re
 
-from mathprobe.benchmarks.cmmath.grading.choice_answers import (all_options, declines,
-                                                                      judged_options,
-                                                                      judged_statements,
-                                                                      listed_options, names_letter,
-                                                                      option_ending, words_absent)
-from mathprobe.benchmarks.cmmath.grading.extraction import extract_choice, final_region
-from mathprobe.benchmarks.cmmath.grading.final_statement import (candidates, constant,
-                                                                       grade_final)
-from mathprobe.benchmarks.cmmath.grading.mentioned_numbers import (is_mentioned,
-                                                                         reference_absent)
 from mathprobe.benchmarks.cmmath.data.options import gold_letters, option_texts
-from mathprobe.benchmarks.cmmath.grading.multipart import (LABEL_RE, SUBLABEL_RE,
-                                                                 reference_parts, response_parts)
-from mathprobe.benchmarks.cmmath.grading.stated_elsewhere import (by_conclusions, by_name,
-                                                                        never_stated, states_text)
-from mathprobe.benchmarks.cmmath.grading.response_text import strip_wrappers
-from mathprobe.benchmarks.cmmath.grading.reference_answer import Reference, parse_reference
 from mathprobe.benchmarks.cmmath.grading.answer_values import make_value, same_value
+from mathprobe.benchmarks.cmmath.grading.choice_answers import (
+    all_options,
+    declines,
+    judged_options,
+    judged_statements,
+    listed_options,
+    names_letter,
+    option_ending,
+    words_absent,
+)
+from mathprobe.benchmarks.cmmath.grading.extraction import extract_choice, final_region
+from mathprobe.benchmarks.cmmath.grading.final_statement import candidates, constant, grade_final
+from mathprobe.benchmarks.cmmath.grading.mentioned_numbers import is_mentioned, reference_absent
+from mathprobe.benchmarks.cmmath.grading.multipart import (
+    LABEL_RE,
+    SUBLABEL_RE,
+    reference_parts,
+    response_parts,
+)
+from mathprobe.benchmarks.cmmath.grading.reference_answer import Reference, parse_reference
+from mathprobe.benchmarks.cmmath.grading.response_text import strip_wrappers
+from mathprobe.benchmarks.cmmath.grading.stated_elsewhere import (
+    by_conclusions,
+    by_name,
+    never_stated,
+    states_text,
+)
 from mathprobe.items import Item
 from mathprobe.options import LETTERS
 

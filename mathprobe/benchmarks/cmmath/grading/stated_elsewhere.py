@@ -5,15 +5,18 @@ final statement alone does not decide: statements in words its last lines make (
 "right" only, never "wrong" (a value stated along the way may not be the answer)."""
 from __future__ import annotations
 
+from mathprobe.benchmarks.cmmath.grading.answer_values import constant, make_value
 from mathprobe.benchmarks.cmmath.grading.extraction import final_region
 from mathprobe.benchmarks.cmmath.grading.final_statement import any_same, candidates
 from mathprobe.benchmarks.cmmath.grading.mentioned_numbers import reference_absent
-from mathprobe.benchmarks.cmmath.grading.multipart import (concluded_values, named_values,
-                                                                 stated_values, value_named)
-from mathprobe.benchmarks.cmmath.grading.response_text import CJK_RE, canonical, clean_text
+from mathprobe.benchmarks.cmmath.grading.multipart import (
+    concluded_values,
+    named_values,
+    stated_values,
+    value_named,
+)
 from mathprobe.benchmarks.cmmath.grading.reference_answer import Reference
-from mathprobe.benchmarks.cmmath.grading.answer_values import constant, make_value
-
+from mathprobe.benchmarks.cmmath.grading.response_text import CJK_RE, canonical, clean_text
 
 NEGATION = "不没未非无否"
 

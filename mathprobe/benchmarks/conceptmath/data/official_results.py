@@ -18,8 +18,13 @@ import re
 from dataclasses import replace
 from pathlib import Path
 
-from mathprobe.benchmarks.conceptmath.data.dataset import (SYSTEMS, Dataset, _is_number,
-                                                                 _json_safe, gold_string)
+from mathprobe.benchmarks.conceptmath.data.dataset import (
+    SYSTEMS,
+    Dataset,
+    _is_number,
+    _json_safe,
+    gold_string,
+)
 from mathprobe.contract import OfficialRow, ResultFile
 from mathprobe.errors import DataError
 from mathprobe.files import read_result_rows, response_text

@@ -2,8 +2,7 @@
 `official`) and `strict` (ours, in module `strict`)."""
 from __future__ import annotations
 
-from mathprobe.benchmarks.conceptmath.grading.official import (official_correct,
-                                                                     official_extracted)
+from mathprobe.benchmarks.conceptmath.grading.official import official_correct, official_extracted
 from mathprobe.benchmarks.conceptmath.grading.strict import strict_correct
 from mathprobe.items import Item
 

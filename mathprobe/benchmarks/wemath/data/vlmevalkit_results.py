@@ -153,7 +153,7 @@ def score_row(store: Store, run_id: str, grader: str, model: str | None,
 
 def _pct(x: float | None) -> str:
     """'{:.2%}' as the scripts format a fraction (pandas' NaN prints 'nan%')."""
-    return "nan%" if x is None else "{:.2%}".format(x)
+    return "nan%" if x is None else f"{x:.2%}"
 
 
 def write_score_csv(store: Store, run_id: str, grader: str | None, out_dir: Path,

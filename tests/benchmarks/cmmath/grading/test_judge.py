@@ -5,8 +5,8 @@ import json
 import pytest
 
 from mathprobe.benchmarks import cmmath
-from mathprobe.benchmarks.cmmath.grading import judge_prompt_authors
 from mathprobe.benchmarks.cmmath import audit as judge
+from mathprobe.benchmarks.cmmath.grading import judge_prompt_authors
 from mathprobe.contract import Judge
 from mathprobe.errors import DataError, MathprobeError
 from mathprobe.runs import judging

@@ -5,8 +5,7 @@ import math_verify
 import pytest
 
 from mathprobe.benchmarks import cmmath
-from mathprobe.benchmarks.cmmath.grading import (answer_values, mentioned_numbers,
-                                                       rule_agreement)
+from mathprobe.benchmarks.cmmath.grading import answer_values, mentioned_numbers, rule_agreement
 from mathprobe.items import Item
 from tests.benchmarks.cmmath.grading.test_rules import choice, free, verdict
 

@@ -198,6 +198,6 @@ def test_an_options_text_concluded_on_the_way_is_no_choice():
 
 
 def test_every_value_of_the_final_statement_names_one_option():
-    from tests.benchmarks.cmmath.grading.test_rules import QUESTION     # A.1 B.1/2 C.3 D.4
+    from tests.benchmarks.cmmath.grading.test_rules import QUESTION  # A.1 B.1/2 C.3 D.4
     assert verdict(asking(QUESTION, "C"), "……所以$$AB=3$$，即$$BD=3$$．") is True
     assert verdict(asking(QUESTION, "C"), "……所以$$AB=3$$，$$BD=4$$．") is None

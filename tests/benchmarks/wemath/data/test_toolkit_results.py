@@ -37,7 +37,7 @@ def reference(data_dir):
             json.loads((ref / "v1_expected.json").read_text()))
 
 
-def vlmevalkit_frame(rows: list[dict]) -> "pd.DataFrame":
+def vlmevalkit_frame(rows: list[dict]) -> pd.DataFrame:
     """The WeMath rows as VLMEvalKit's predictions file holds them: its TSV's columns (index,
     question, the option letters, answer, and the WE-MATH fields its scorer reads: ID, key,
     knowledge concept, split) without the image, plus `prediction`."""
@@ -55,7 +55,7 @@ def vlmevalkit_frame(rows: list[dict]) -> "pd.DataFrame":
     return pd.DataFrame(records)
 
 
-def dump_xlsx(frame: "pd.DataFrame", path: Path) -> Path:
+def dump_xlsx(frame: pd.DataFrame, path: Path) -> Path:
     """VLMEvalKit's `dump` of an .xlsx."""
     with pd.ExcelWriter(path, engine="xlsxwriter",
                         engine_kwargs={"options": {"strings_to_formulas": False}}) as writer:
@@ -63,12 +63,12 @@ def dump_xlsx(frame: "pd.DataFrame", path: Path) -> Path:
     return path
 
 
-def dump_tsv(frame: "pd.DataFrame", path: Path) -> Path:
+def dump_tsv(frame: pd.DataFrame, path: Path) -> Path:
     frame.to_csv(path, sep="\t", index=False, encoding="utf-8", quoting=csv.QUOTE_ALL)
     return path
 
 
-def judged_frame(frame: "pd.DataFrame", hits: list[int]) -> "pd.DataFrame":
+def judged_frame(frame: pd.DataFrame, hits: list[int]) -> pd.DataFrame:
     """The judged file: mcq_vanilla_eval lower-cases every column but A-Z, WeMath renames
     `id` back to `ID`, and `hit` / `log` are added."""
     out = frame.copy()

@@ -13,11 +13,11 @@ import re
 import pytest
 from typer.testing import CliRunner
 
+from mathprobe.benchmarks import wemath
+from mathprobe.benchmarks.wemath.grading import judge as wemath_judge
 from mathprobe.cli.main import app
 from mathprobe.flows.common import call_flow
 from mathprobe.flows.eval import eval_flow
-from mathprobe.benchmarks import wemath
-from mathprobe.benchmarks.wemath.grading import judge as wemath_judge
 from mathprobe.store import open_store
 
 pytestmark = pytest.mark.usefixtures("prefect_harness")

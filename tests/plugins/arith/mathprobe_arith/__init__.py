@@ -13,8 +13,8 @@ import re
 from pathlib import Path
 
 from mathprobe.contract import Benchmark, Dataset, Grade, fingerprint
-from mathprobe.figures import Each, Figures, Plot, Stat, Table
 from mathprobe.errors import DataError
+from mathprobe.figures import Each, Figures, Plot, Stat, Table
 from mathprobe.files import read_jsonl, read_result_rows, response_text
 from mathprobe.items import Item
 
