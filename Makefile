@@ -8,7 +8,7 @@ STAMP := $(VENV)/.installed
 MATHPROBE_DATA_DIR ?= $(abspath $(firstword $(wildcard ../shared/data /work/shared/data) ../shared/data))
 export MATHPROBE_DATA_DIR
 
-.PHONY: install demo test lint bench clean postgres chromium
+.PHONY: install demo test test-fast lint bench clean postgres chromium
 
 # PostgreSQL server binaries for the DuckLake / Prefect-on-PostgreSQL tests (deploy/postgres.sh
 # starts a server of their own): Debian's `postgresql` package, installed when none is there.
@@ -50,6 +50,12 @@ lint: $(STAMP)-test
 
 test: lint postgres chromium
 	$(BIN)/python -m pytest -q -n 2
+
+# The inner loop: every test but those needing PostgreSQL, a browser, tritonserver, a wheel
+# build or a real Prefect server (their markers, tests/conftest.py); `make test` runs them all.
+FAST := not (postgres or browser or triton or wheel or server)
+test-fast: lint
+	$(BIN)/python -m pytest -q -n 2 -m "$(FAST)"
 
 # The speed scripts (perf/), each printing its figures, at sizes that keep the whole under about
 # 15 minutes on this workplace's 2-core machines; each script's own defaults are the full

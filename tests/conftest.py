@@ -86,6 +86,16 @@ GROUPS = (("team", ("team", "postgres")), ("server", ("started",)),
 GROUP_TIMEOUT_S = {"team": 900, "install": 600}
 
 
+# The tiers: a test that needs one of these real parts carries its marker, so that
+# `make test-fast` (pytest -m "not slow_parts") runs the rest in the inner loop; `make test`, CI
+# and the README run everything. Decided by the fixtures a test uses.
+TIERS = {"postgres": ("team", "postgres"),                # a PostgreSQL server of its own
+         "browser": ("page",),                            # Debian's chromium via playwright
+         "triton": ("triton_made", "triton_server", "tiny_vlm", "doomed_triton"),
+         "wheel": ("installed", "arith", "site"),         # builds and pip-installs packages
+         "server": ("started", "real_server")}            # a real `prefect server start`
+
+
 def group_of(item) -> str | None:
     names = getattr(item, "fixturenames", ())
     return next((g for g, fixtures in GROUPS if any(f in names for f in fixtures)), None)
@@ -95,6 +105,10 @@ def group_of(item) -> str | None:
 def pytest_collection_modifyitems(session, config, items):
     groups = {}
     for item in items:
+        names = getattr(item, "fixturenames", ())
+        for tier, fixtures in TIERS.items():
+            if any(f in names for f in fixtures):
+                item.add_marker(getattr(pytest.mark, tier))
         if (group := group_of(item)) is not None:
             item.add_marker(pytest.mark.xdist_group(group))
             groups[item.nodeid] = group
