@@ -208,8 +208,13 @@ def final_state(report: dict[str, Any], head: str | None):
     judged = sum(j["n_judge_failed"] + j["n_infra_failed"] for j in judges)
     reasons = report.get("failures") or [f for j in judges for f in j.get("failures", [])]
     first = f" ({reasons[0]['n']} x {reasons[0]['reason']})" if reasons else ""
+    cut = run.get("n_truncated") or 0
     counts = ", ".join(part for part in (
         f"{failed} of {run['n_items']} calls failed" if failed else "",
+        f"{cut} of {run['n_items']} answers cut at the token cap" if cut else "",
         f"{judged} judge verdicts missing" if judged else "") if part) or run["status"]
     name = f"Incomplete: run {run['run_id']}, {counts}{first}"
-    return not_completed(name, name + "; re-drive them with --retry-failed", report, code)
+    todo = ("re-ask them with a larger --max-tokens" if cut and not (failed or judged) else
+            "re-drive the failed with --retry-failed, re-ask the cut with a larger --max-tokens"
+            if cut else "re-drive them with --retry-failed")
+    return not_completed(name, f"{name}; {todo}", report, code)

@@ -27,6 +27,7 @@ from mathprobe.flows.common import LogProgress, fail_cleanly, repair_dead_runs
 from mathprobe.runs import Budget, check_backend, judging, preflight, progress, runtime
 from mathprobe.runs.asking import check_writes
 from mathprobe.runs.config import RunConfig
+from mathprobe.runs.finished import ended_status
 from mathprobe.runs.limits import global_slot
 from mathprobe.store import open_store, run_lease
 from mathprobe.store.location import parse as parse_location
@@ -63,7 +64,8 @@ def eval_flow(benchmark: BenchmarkParam, model: str = "baseline:random",
               max_cost: float | None = None, temperature: float | None = None,
               max_tokens: int | None = None, request_timeout: float | None = None,
               triton_url: str | None = None, judge: str | None = None,
-              data_path: str | None = None, html_report: str | None = None) -> dict[str, Any]:
+              data_path: str | None = None, html_report: str | None = None,
+              backend_options: dict[str, Any] | None = None) -> dict[str, Any]:
     """Evaluate `model` on `benchmark`, store every response in `db`, return the report.
 
     `db` is a DuckDB file or a shared DuckLake store (`ducklake:sqlite:FILE`,
@@ -89,10 +91,12 @@ def eval_flow(benchmark: BenchmarkParam, model: str = "baseline:random",
         concurrency: Requests in flight at most: a ceiling, under which the run finds how many
             the server takes (more while it answers, fewer on 429/503; empty: the provider's
             cap, e.g. 256 for openai).
-        retry_failed: Re-ask only the calls that failed before (infra_failed).
+        retry_failed: Re-ask only the calls that failed before (infra_failed) or were cut at
+            the token cap (truncated).
         max_cost: Stop issuing requests once the run has cost this much (USD).
         temperature: Sampling temperature (empty: the paper's).
-        max_tokens: Most new tokens per answer (empty: the paper's).
+        max_tokens: Most new tokens per answer, reasoning included (empty: the paper's; a
+            reasoning model's own). A resumed run may raise it: what was cut is asked again.
         request_timeout: Seconds per attempt of a request.
         triton_url: HOST:PORT of the Triton gRPC endpoint, for triton: models.
         judge: BACKEND:NAME of a judge (CMMaTH: for what the rules leave undecided; WE-MATH:
@@ -101,12 +105,15 @@ def eval_flow(benchmark: BenchmarkParam, model: str = "baseline:random",
             store URL).
         html_report: Write the run's HTML report to this file; 'auto': beside the store's
             file, in <file stem>-reports/<run id>.html; empty: none.
+        backend_options: The model's backend's own options, e.g. {"reasoning_effort": "low"}
+            (openai: reasoning models) or {"thinking_budget": 2048} (anthropic: extended
+            thinking); see docs/reasoning-models.md.
     """
     plan = preflight.check_eval(              # the command line ran these before Prefect
         benchmark=benchmark, model=model, setting=setting, run_id=run_id, db=db,
         data_dir=data_dir, limit=limit, concurrency=concurrency, max_cost=max_cost,
         temperature=temperature, max_tokens=max_tokens, request_timeout=request_timeout,
-        judge=judge, data_path=data_path)
+        judge=judge, data_path=data_path, backend_options=backend_options)
     report_file = html_path(db, plan.run_id, html_report)
     if report_file is not None:                # written at the end: checked before any work
         preflight.output_file("html_report", report_file,
@@ -164,7 +171,7 @@ def eval_flow(benchmark: BenchmarkParam, model: str = "baseline:random",
         get_run_logger().warning(message)
         progress.emit("stopped", cfg.run_id, reason=message)
     else:
-        status = "completed" if run["n_infra_failed"] == 0 else "incomplete"
+        status = ended_status(run)
     store.finish_run(cfg.run_id, status)
     report = reports.build(store, cfg.run_id)
     return publish(store, report, cfg.db, html_report)

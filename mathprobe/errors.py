@@ -22,7 +22,7 @@ def run_exit_code(report: dict) -> int:
     3 calls failed for good (the run's or its judge's); 4 --max-cost reached."""
     if report["run"]["status"] == "stopped_max_cost":
         return Exit.STOPPED_BUDGET
-    judged_failed = any(j["n_judge_failed"] or j["n_infra_failed"]
+    judged_failed = any(j["n_judge_failed"] or j["n_infra_failed"] or j.get("n_truncated")
                         for j in report.get("judges", []))
     if report["run"]["status"] != "completed" or judged_failed:
         return Exit.INCOMPLETE

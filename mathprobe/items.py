@@ -102,7 +102,9 @@ class Request:
 @dataclass
 class Completion:
     text: str | None
-    status: str = "ok"               # ok | infra_failed | refused | missing | judge_failed
+    # ok | infra_failed | refused | missing | judge_failed | truncated (cut at the token cap
+    # before its answer: never graded, re-asked like a failed call)
+    status: str = "ok"
     error: str | None = None
     attempts: int = 1
     latency_s: float | None = None
@@ -113,3 +115,7 @@ class Completion:
     token_logprobs: list[tuple[str | None, int | None, float]] | None = field(default=None, repr=False)
     logprob_kind: str = "generated"  # 'generated' tokens, or the 'prompt' scored (MIN-K%)
     served_model: str | None = None  # the model the server says answered (its `model` field)
+    # a reasoning model's reasoning, apart from `text` (the answer, which is what is graded),
+    # and the tokens it took where the API says (they are also in `output_tokens`)
+    reasoning: str | None = field(default=None, repr=False)
+    reasoning_tokens: int | None = None

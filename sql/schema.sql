@@ -65,7 +65,7 @@ CREATE TABLE IF NOT EXISTS responses (
     item_id       VARCHAR NOT NULL,
     request_hash  VARCHAR NOT NULL,         -- content hash of model, params, prompt, image bytes
     response      VARCHAR,                  -- NULL when the call failed or the source had none
-    status        VARCHAR NOT NULL,         -- ok | infra_failed | refused | missing
+    status        VARCHAR NOT NULL,         -- ok | infra_failed | refused | missing | truncated
     error         VARCHAR,
     attempts      INTEGER DEFAULT 1,
     latency_s     DOUBLE,
@@ -132,3 +132,10 @@ COMMENT ON COLUMN runs.card IS 'The run card''s recorded facts (JSON): mathprobe
 -- e.g. a dated snapshot behind an alias), where the API gives one.
 ALTER TABLE responses ADD COLUMN IF NOT EXISTS served_model VARCHAR;
 COMMENT ON COLUMN responses.served_model IS 'The model the server reported for this response (an OpenAI or Anthropic response''s model field, e.g. the dated snapshot behind an alias); NULL where the API gives none or for responses stored before it was recorded.';
+
+-- A reasoning model's reasoning, apart from its answer (`response`, what graders and judges
+-- see), and the tokens it took where the API reports them (mathprobe/backends/reasoning.py).
+ALTER TABLE responses ADD COLUMN IF NOT EXISTS reasoning VARCHAR;
+COMMENT ON COLUMN responses.reasoning IS 'A reasoning model''s reasoning, stored apart from its answer (response): OpenAI-compatible servers'' reasoning_content, a leading <think>...</think> block, or Anthropic''s thinking blocks; never graded. NULL where the reply showed none (OpenAI''s o-series and gpt-5 keep theirs hidden: see reasoning_tokens).';
+ALTER TABLE responses ADD COLUMN IF NOT EXISTS reasoning_tokens BIGINT;
+COMMENT ON COLUMN responses.reasoning_tokens IS 'Tokens the model spent reasoning, as the API reports them (OpenAI usage.completion_tokens_details.reasoning_tokens; Anthropic usage.output_tokens_details.thinking_tokens where given); they are part of output_tokens and priced as output. NULL where the API does not say (vLLM, SGLang, Anthropic without the breakdown).';

@@ -10,6 +10,7 @@ from mathprobe.backends import parse_spec
 from mathprobe.registry import resolve_data_dir
 from mathprobe.runs import card, prepare, progress
 from mathprobe.runs.config import RunConfig
+from mathprobe.runs.pending import pending
 from mathprobe.sampling import describe
 from mathprobe.store import RunSpec, open_store
 from mathprobe.tasks.run_log import current_flow_run_id
@@ -19,7 +20,8 @@ from mathprobe.tasks.run_log import current_flow_run_id
 def prepare_task(cfg: RunConfig, limit: int | None, retry_failed: bool) -> list[str]:
     """Load the benchmark, store items, open the run; return the ids to ask now.
 
-    A normal run asks what was never asked; `retry_failed` asks only what failed before.
+    A normal run asks what was never asked (and what was cut at a token cap it has since
+    raised); `retry_failed` asks only what failed or was cut before.
     """
     bench = registry.get(cfg.benchmark)
     store = open_store(cfg.db)
@@ -37,14 +39,14 @@ def prepare_task(cfg: RunConfig, limit: int | None, retry_failed: bool) -> list[
         params=cfg.params, items=chosen, limit=limit, concurrency=cfg.concurrency,
         retry_failed=retry_failed, max_cost=cfg.max_cost, request_timeout=cfg.request_timeout,
         triton_url=cfg.triton_url, judge=cfg.judge, flow_run_id=current_flow_run_id()))
-    statuses = store.item_statuses(cfg.run_id)
-    if retry_failed:
-        todo = [it.item_id for it in chosen if statuses.get(it.item_id) == "infra_failed"]
-    else:
-        todo = [it.item_id for it in chosen if it.item_id not in statuses]
-    failed = sum(1 for it in chosen if statuses.get(it.item_id) == "infra_failed")
+    left = pending(store, bench, chosen, cfg.run_id, cfg.model, cfg.setting, cfg.params,
+                   retry_failed)
+    if left.recut:
+        progress.note(cfg.run_id, f"{left.recut} answer(s) cut at the token cap before: asked "
+                                  "again under the larger cap")
     get_run_logger().info(
-        "%s: %d items selected, %d answered, %d failed before, %d to ask%s", cfg.run_id,
-        len(chosen), len(statuses) - failed, failed, len(todo),
-        "" if retry_failed or not failed else " (use --retry-failed to re-drive the failed)")
-    return todo
+        "%s: %d items selected, %d answered, %d failed before, %d cut at the token cap, "
+        "%d to ask%s", cfg.run_id, len(chosen), left.answered, left.failed, left.truncated,
+        len(left.todo), "" if retry_failed or not (left.failed or left.truncated - left.recut)
+        else " (use --retry-failed to re-drive the failed and the cut)")
+    return left.todo

@@ -44,7 +44,8 @@ def get_backend(spec: str, *, seed: int = 0, timeout_s: float | None = None,
     kind, model = parse_spec(spec)
     found = registry.find(kind)
     settings = registry.Settings(seed=seed, policy=RetryPolicy.from_env(timeout_s=timeout_s),
-                                 url=triton_url if found.url_option else None)
+                                 url=triton_url if found.url_option else None,
+                                 traits=registry.traits_of(spec))
     return found.make(model, settings)
 
 

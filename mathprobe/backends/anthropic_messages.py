@@ -1,12 +1,22 @@
 """`anthropic:<model>`: the official SDK's async Messages API (ANTHROPIC_BASE_URL honoured).
-Images go as base64 image blocks before the text."""
+Images go as base64 image blocks before the text.
+
+Extended thinking (--thinking-budget N, docs/reasoning-models.md) is sent as
+`thinking={"type": "enabled", "budget_tokens": N}`, with its rules checked before the run: N at
+least 1024, max_tokens above N, no temperature but 1. The reply's `thinking` blocks are stored
+apart from its `text` blocks (the answer); a reply that hit max_tokens inside its thinking, or
+before any text, is `truncated`. The thinking's tokens are in `output_tokens` (priced as
+output); how many of them were thinking is known only where the API reports
+`usage.output_tokens_details.thinking_tokens`, else left unknown (NULL)."""
 from __future__ import annotations
 
 import base64
 import os
 
+from mathprobe.backends import reasoning
 from mathprobe.backends.openai_chat import image_mime
-from mathprobe.backends.registry import BackendKind, Settings
+from mathprobe.backends.reasoning import Reply
+from mathprobe.backends.registry import BackendKind, Generation, Option, Settings
 from mathprobe.backends.retry import (
     RetryPolicy,
     call_with_retries,
@@ -15,7 +25,10 @@ from mathprobe.backends.retry import (
     sdk_kwargs,
 )
 from mathprobe.backends.secrets import resolve_secret
+from mathprobe.errors import MathprobeError
 from mathprobe.items import Completion, Request
+
+DEFAULT_MAX_TOKENS = 1024        # the Messages API requires a cap
 
 
 class AnthropicMessages:
@@ -41,25 +54,20 @@ class AnthropicMessages:
                 "data": base64.b64encode(request.image).decode()}})
         content.append({"type": "text", "text": request.prompt})
         params = sdk_kwargs(self.client.messages.create,
-                            {"max_tokens": 1024, **request.params})  # max_tokens is required
+                            {"max_tokens": DEFAULT_MAX_TOKENS, **request.params})
         if request.system:
             params["system"] = request.system
 
         messages = [{"role": role, "content": text} for role, text in request.turns]
         messages.append({"role": "user", "content": content})
 
+        thinking = "thinking" in params
+
         async def attempt() -> Completion:
             try:
                 resp = await self.client.messages.create(
                     model=self.model, messages=messages, **params)
-                text = "".join(b.text for b in resp.content if getattr(b, "type", None) == "text")
-                status = "refused" if resp.stop_reason == "refusal" else "ok"
-                if status == "ok":
-                    check_not_empty(text, resp.stop_reason, ("max_tokens",))
-                return Completion(text=text, status=status,
-                                  input_tokens=resp.usage.input_tokens,
-                                  output_tokens=resp.usage.output_tokens,
-                                  served_model=getattr(resp, "model", None) or None)
+                return _read(resp, thinking, params["max_tokens"])
             except Exception as exc:
                 import anthropic
 
@@ -71,12 +79,83 @@ class AnthropicMessages:
         await self.client.close()
 
 
+def _read(resp, thinking: bool, cap: int) -> Completion:
+    """A message as a Completion: its text blocks are the answer, its thinking blocks the
+    reasoning (a redacted one is marked, its text being encrypted)."""
+    blocks = getattr(resp, "content", None) or []
+    kinds = [getattr(b, "type", None) for b in blocks]
+    text = "".join(b.text for b, k in zip(blocks, kinds) if k == "text")
+    thought = [b.thinking if k == "thinking" else "[redacted thinking]"
+               for b, k in zip(blocks, kinds) if k in ("thinking", "redacted_thinking")]
+    reply = Reply(text, "\n\n".join(thought) if thought else None,
+                  open=bool(kinds) and kinds[-1] in ("thinking", "redacted_thinking"))
+    details = getattr(resp.usage, "output_tokens_details", None)
+    status, error = "refused" if resp.stop_reason == "refusal" else "ok", None
+    if status == "ok":
+        if reasoning.cut_before_answer(reply, resp.stop_reason == "max_tokens", thinking):
+            status = reasoning.TRUNCATED
+            error = reasoning.truncation_error(
+                "inside the thinking" if reply.open else "before the answer",
+                resp.usage.output_tokens, cap)
+        else:
+            check_not_empty(text, resp.stop_reason, ("max_tokens",))
+    return Completion(text=text, status=status, error=error,
+                      input_tokens=resp.usage.input_tokens,
+                      output_tokens=resp.usage.output_tokens, reasoning=reply.reasoning,
+                      reasoning_tokens=getattr(details, "thinking_tokens", None),
+                      served_model=getattr(resp, "model", None) or None)
+
+
 def make(model: str, settings: Settings) -> AnthropicMessages:
     return AnthropicMessages(model, policy=settings.policy)
+
+
+MIN_BUDGET = 1024                 # Anthropic's least thinking budget
+THINKING_BUDGET = Option(
+    "thinking_budget", type=int,
+    help="Turn on Anthropic's extended thinking with this many tokens to think in (at least "
+         "1024; sent as thinking.budget_tokens). --max-tokens must be above it (the thinking "
+         "counts in it; default: the budget plus the benchmark's answer cap).")
+
+
+def generation(gen: Generation) -> dict:
+    """What an anthropic: model is sent. With --thinking-budget N: `thinking` on with N, the
+    cap above N (by default N plus the benchmark's cap for the answer) and no temperature (the
+    API takes only 1 with thinking on); the rules are checked now, before anything is asked."""
+    budget = gen.options.get("thinking_budget")
+    if budget is None:
+        if reasoning.marked(gen.spec):
+            raise MathprobeError(f"--model {gen.spec!r}: turn its extended thinking on with "
+                                 f"--thinking-budget N (N >= {MIN_BUDGET})")
+        return gen.plain()
+    if not gen.traits.thinking:
+        raise MathprobeError(
+            f"--thinking-budget {budget}: {gen.spec} takes no extended thinking (the table "
+            f"lists {reasoning.declared('anthropic')}); if it does, name it "
+            f"{gen.spec}{reasoning.MARK}")
+    if budget < MIN_BUDGET:
+        raise MathprobeError(f"--thinking-budget {budget}: must be at least {MIN_BUDGET} "
+                             "(Anthropic's least thinking budget)")
+    cap = gen.given.get("max_tokens")
+    if cap is None:
+        cap = budget + gen.defaults.get("max_tokens", DEFAULT_MAX_TOKENS)
+    elif cap <= budget:
+        raise MathprobeError(f"--max-tokens {cap}: must be above --thinking-budget {budget} "
+                             "(the thinking counts in Anthropic's max_tokens)")
+    temperature = gen.given.get("temperature")
+    if temperature is not None and temperature != 1:
+        raise MathprobeError(f"--temperature {temperature:g}: Anthropic's extended thinking "
+                             "takes no temperature but 1; leave --temperature out")
+    params = {k: v for k, v in gen.defaults.items() if k not in ("temperature", "max_tokens")}
+    params.update(max_tokens=cap, thinking={"type": "enabled", "budget_tokens": budget})
+    if temperature is not None:
+        params["temperature"] = temperature
+    return params
 
 
 BACKEND = BackendKind(name="anthropic", usage="anthropic:MODEL",
                       help="Anthropic's Messages API",
                       factory=make, key_env="ANTHROPIC_API_KEY",
                       endpoint_env="ANTHROPIC_BASE_URL", slow_import="anthropic",
-                      concurrency=64, network=True, priced=True, rank=2)
+                      concurrency=64, network=True, priced=True, rank=2,
+                      options=(THINKING_BUDGET,), generation=generation, reasoning=True)

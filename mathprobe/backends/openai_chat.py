@@ -3,6 +3,13 @@ speaks its wire format (vLLM, SGLang, gateways) via OPENAI_BASE_URL. Images go a
 chat's prior turns go as messages. The text completions API serves what needs a raw text
 continued (`continue_text`) or scored (`score`).
 
+Reasoning models (mathprobe/backends/reasoning.py, docs/reasoning-models.md): OpenAI's o-series
+and gpt-5 family are sent `max_completion_tokens` for the cap, no temperature, and
+`reasoning_effort` (--reasoning-effort); their reasoning tokens are read from
+`usage.completion_tokens_details`. An open reasoning model's reasoning is read from
+`message.reasoning_content` (vLLM, SGLang with a reasoning parser) or a leading `<think>` block,
+and stored apart from the answer; a reply cut at the cap before its answer is `truncated`.
+
 Requests go over the SDK's aiohttp transport (`openai.DefaultAioHttpClient`, the SDK's own
 option), not its default httpx2 pool: with 128 requests in flight the pool re-checks every
 connection for each request, and the same requests ran 1.5-2x faster on aiohttp here
@@ -13,7 +20,9 @@ from __future__ import annotations
 import base64
 import os
 
-from mathprobe.backends.registry import BackendKind, Settings
+from mathprobe.backends import reasoning
+from mathprobe.backends.reasoning import Traits
+from mathprobe.backends.registry import BackendKind, Generation, Option, Settings
 from mathprobe.backends.retry import (
     RetryPolicy,
     call_with_retries,
@@ -23,6 +32,7 @@ from mathprobe.backends.retry import (
     sdk_kwargs,
 )
 from mathprobe.backends.secrets import resolve_secret
+from mathprobe.errors import MathprobeError
 from mathprobe.items import Completion, Request
 
 
@@ -40,10 +50,12 @@ class OpenAIChat:
     kind = "openai"
 
     def __init__(self, model: str, *, policy: RetryPolicy | None = None,
-                 base_url: str | None = None, api_key: str | None = None):
+                 base_url: str | None = None, api_key: str | None = None,
+                 traits: Traits = reasoning.PLAIN):
         import openai  # here, not above: the registry imports this module to read BACKEND
 
         self.model = model
+        self.traits = traits
         self.policy = policy or RetryPolicy()
         self.client = openai.AsyncOpenAI(
             api_key=api_key or resolve_secret("OPENAI_API_KEY"),
@@ -65,27 +77,53 @@ class OpenAIChat:
 
     async def complete(self, request: Request) -> Completion:
         messages = self._messages(request)
-        params = sdk_kwargs(self.client.chat.completions.create, request.params)
+        sent = self.traits.adapt(request.params)
+        params = sdk_kwargs(self.client.chat.completions.create, sent)
+        cap = sent.get(self.traits.max_tokens)
 
         async def attempt() -> Completion:
             try:
                 resp = await self.client.chat.completions.create(
                     model=self.model, messages=messages, **params)
-                choice = resp.choices[0]
-                text = choice.message.content
-                refusal = getattr(choice.message, "refusal", None)
-                usage = resp.usage
-                status = "refused" if refusal or choice.finish_reason == "content_filter" else "ok"
-                if status == "ok":
-                    check_not_empty(text, choice.finish_reason, ("length",))
-                return Completion(text=text if text is not None else refusal, status=status,
-                                  input_tokens=usage.prompt_tokens if usage else None,
-                                  output_tokens=usage.completion_tokens if usage else None,
-                                  served_model=getattr(resp, "model", None) or None)
+                return self._read(resp, cap)
             except Exception as exc:   # every SDK failure becomes Transient or Permanent
                 raise _sdk_error(exc) from exc
 
         return await call_with_retries(attempt, self.policy)
+
+    def _read(self, resp, cap: int | None) -> Completion:
+        """A chat completion as a Completion: the answer apart from the reasoning, `refused`,
+        `truncated` (cut at the cap before its answer), or an answer to grade."""
+        choice = resp.choices[0]
+        message = choice.message
+        refusal = getattr(message, "refusal", None)
+        extra = getattr(message, "model_extra", None) or {}
+        apart = extra.get("reasoning_content") or extra.get("reasoning")   # vLLM, SGLang
+        reply = reasoning.split(message.content, apart if isinstance(apart, str) else None)
+        usage = resp.usage
+        details = getattr(usage, "completion_tokens_details", None) if usage else None
+        thought = getattr(details, "reasoning_tokens", None) if details else None
+        out = usage.completion_tokens if usage else None
+        refused = bool(refusal) or choice.finish_reason == "content_filter"
+        status, error = "refused" if refused else "ok", None
+        if not refused:
+            if reasoning.cut_before_answer(reply, choice.finish_reason == "length",
+                                           self.traits.reasoning):
+                status = reasoning.TRUNCATED
+                hidden = reply.reasoning is None and bool(thought)    # OpenAI's keep it hidden
+                error = reasoning.truncation_error(
+                    "inside the reasoning" if reply.open or hidden else "before the answer",
+                    out, cap)
+            else:
+                check_not_empty(reply.answer, choice.finish_reason, ("length",))
+        # a plain model's 0 reasoning tokens say nothing: kept for a model that reasons
+        reasons = bool(thought) or reply.reasoning is not None or self.traits.reasoning
+        text = reply.answer if reply.answer is not None or status == "truncated" else refusal
+        return Completion(text=text, status=status, error=error,
+                          input_tokens=usage.prompt_tokens if usage else None,
+                          output_tokens=out, reasoning=reply.reasoning,
+                          reasoning_tokens=thought if reasons else None,
+                          served_model=getattr(resp, "model", None) or None)
 
     async def continue_text(self, request: Request) -> Completion:
         """The text completions API (`/v1/completions`, which vLLM and other OpenAI-compatible
@@ -141,10 +179,48 @@ def _sdk_error(exc: Exception) -> Exception:
 
 
 def make(model: str, settings: Settings) -> OpenAIChat:
-    return OpenAIChat(model, policy=settings.policy)
+    return OpenAIChat(model, policy=settings.policy, traits=settings.traits)
+
+
+REASONING_EFFORT = Option(
+    "reasoning_effort", choices=reasoning.EFFORTS,
+    help="How hard an OpenAI reasoning model thinks (o-series, gpt-5; sent as "
+         "reasoning_effort): minimal (gpt-5 only), low, medium or high.")
+
+
+def generation(gen: Generation) -> dict:
+    """What an openai: model is sent. A reasoning model (the table, or NAME#reasoning) gets
+    the token cap under its name (`max_completion_tokens`) and only what the user set: the
+    benchmark's temperature and cap are the paper's choices for plain models, and a reasoning
+    model's own defaults win over them; a temperature it does not take is refused here."""
+    t, effort = gen.traits, gen.options.get("reasoning_effort")
+    if not t.reasoning:
+        if effort is not None:
+            raise MathprobeError(
+                f"--reasoning-effort {effort}: {gen.spec} is not a reasoning model (the table "
+                f"lists {reasoning.declared('openai')}); if it is one, name it "
+                f"{gen.spec}{reasoning.MARK}")
+        return gen.plain()
+    params = {k: v for k, v in gen.defaults.items() if k not in ("temperature", "max_tokens")}
+    temperature = gen.given.get("temperature")
+    if temperature is not None:
+        if not t.temperature and temperature != 1:
+            raise MathprobeError(
+                f"--temperature {temperature:g}: {gen.spec} takes no temperature but the "
+                "default 1 (OpenAI's reasoning models refuse any other); leave --temperature out")
+        params["temperature"] = temperature
+    if gen.given.get("max_tokens") is not None:
+        params[t.max_tokens] = gen.given["max_tokens"]
+    if effort is not None:
+        if t.efforts and effort not in t.efforts:
+            raise MathprobeError(f"--reasoning-effort {effort}: {gen.spec} takes "
+                                 f"{', '.join(t.efforts)}")
+        params["reasoning_effort"] = effort
+    return params
 
 
 BACKEND = BackendKind(name="openai", usage="openai:MODEL",
                       help="OpenAI, or a server speaking its API",
                       factory=make, key_env="OPENAI_API_KEY", endpoint_env="OPENAI_BASE_URL",
-                      slow_import="openai", concurrency=256, network=True, priced=True, rank=1)
+                      slow_import="openai", concurrency=256, network=True, priced=True, rank=1,
+                      options=(REASONING_EFFORT,), generation=generation, reasoning=True)

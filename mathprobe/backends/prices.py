@@ -30,7 +30,9 @@ def price(kind: str, model: str) -> dict[str, float] | None:
 
 
 def cost(kind: str, model: str, input_tokens: int | None, output_tokens: int | None) -> float | None:
-    """Dollars for one call, or None when the model has no price (or the call no token counts)."""
+    """Dollars for one call, or None when the model has no price (or the call no token counts).
+    A reasoning model's reasoning tokens are output tokens (OpenAI counts them in
+    completion_tokens, Anthropic its thinking in output_tokens): priced as such, once."""
     p = price(kind, model)
     if p is None or input_tokens is None or output_tokens is None:
         return None
@@ -41,8 +43,9 @@ def is_priced(spec: str) -> bool:
     """Whether the cost of BACKEND:NAME is known: a kind whose calls cost nothing here (its
     `priced` is false, or it is not installed here to say) is; a priced kind's model only with
     an entry in the price table."""
-    from mathprobe.backends import registry
+    from mathprobe.backends import reasoning, registry
 
     kind, _, model = spec.partition(":")
+    model = reasoning.unmarked(model)
     found = registry.find(kind)
     return found is None or not found.priced or price(kind, model) is not None

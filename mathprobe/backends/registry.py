@@ -11,7 +11,12 @@ pyproject.toml,
     mykind = "my_package.backend:BACKEND"     # a BackendKind whose `name` is 'mykind'
 
 mathprobe's own kinds are registered the same way (pyproject.toml), so no list of kinds is
-written anywhere else; docs/adding-a-backend.md walks through one. A backend module must stay
+written anywhere else; docs/adding-a-backend.md walks through one.
+
+A kind also owns its generation options (`options`: --reasoning-effort for openai:,
+--thinking-budget for anthropic:) and the rules that turn a run's settings into the parameters
+its model is sent (`generation`): the command line, the flows and the checks before a run read
+them from here, so an option is spelled out once, where the kind that takes it is declared. A backend module must stay
 cheap to import (its SDK imported when the first client is built): the registry imports every
 module to read its `BackendKind`, and `parse_spec` runs before anything else on the command line.
 """
@@ -19,10 +24,12 @@ from __future__ import annotations
 
 import functools
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from importlib.metadata import entry_points
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
+from mathprobe.backends import reasoning
+from mathprobe.backends.reasoning import Traits
 from mathprobe.errors import MathprobeError
 
 if TYPE_CHECKING:
@@ -40,6 +47,53 @@ class Settings:
     seed: int
     policy: RetryPolicy
     url: str | None = None
+    traits: Traits = reasoning.PLAIN     # what the model takes (mathprobe.backends.reasoning)
+
+
+@dataclass(frozen=True)
+class Option:
+    """A generation option a kind takes, e.g. openai:'s --reasoning-effort: on the command line
+    as `flag`, in the eval flow's `backend_options` as `name`."""
+    name: str                         # 'reasoning_effort'
+    help: str
+    type: type = str                  # str or int
+    choices: tuple[str, ...] = ()
+    least: int | None = None          # an int's least value
+
+    @property
+    def flag(self) -> str:
+        return "--" + self.name.replace("_", "-")
+
+    def check(self, value: Any) -> Any:
+        """`value` as this option takes it, or the one-line error."""
+        if self.type is int:
+            if isinstance(value, bool) or not isinstance(value, int):
+                try:
+                    value = int(str(value))
+                except ValueError:
+                    raise MathprobeError(f"{self.flag} {value!r}: must be a whole number") from None
+            if self.least is not None and value < self.least:
+                raise MathprobeError(f"{self.flag} {value}: must be at least {self.least}")
+        elif self.choices and value not in self.choices:
+            raise MathprobeError(f"{self.flag} {value!r}: one of {', '.join(self.choices)}")
+        return value
+
+
+@dataclass(frozen=True)
+class Generation:
+    """What decides the parameters a run sends its model: the benchmark's (the paper's)
+    `defaults`, what the user `given` (--temperature, --max-tokens), the kind's own `options`
+    the user gave (--reasoning-effort, ...), and what the model takes (`traits`)."""
+    spec: str                         # BACKEND:NAME as given (a #reasoning mark included)
+    model: str                        # NAME, without the mark
+    defaults: dict[str, Any]
+    given: dict[str, Any] = field(default_factory=dict)
+    options: dict[str, Any] = field(default_factory=dict)
+    traits: Traits = reasoning.PLAIN
+
+    def plain(self) -> dict[str, Any]:
+        """The defaults, overridden by what the user gave: what a plain model is sent."""
+        return {**self.defaults, **self.given}
 
 
 @dataclass(frozen=True)
@@ -66,6 +120,10 @@ class BackendKind:
     seeded: bool = False              # its answers depend on the run's seed (the run card)
     rank: int = 100                   # its place in lists of kinds (then by name): entry points
     #                                   come in no set order; the help lists the commonest first
+    options: tuple[Option, ...] = ()  # the generation options it takes (--reasoning-effort, ...)
+    generation: Callable[[Generation], dict[str, Any]] | None = None   # the parameters sent
+    #                                   (None: the defaults overridden by what the user gave)
+    reasoning: bool = False           # it serves reasoning models: NAME#reasoning declares one
 
     def make(self, model: str, settings: Settings) -> Backend:
         return self.factory(model, settings)
@@ -118,7 +176,8 @@ def models_help() -> str:
 
 def parse_spec(spec: str, option: str = "--model") -> tuple[str, str]:
     """BACKEND:NAME -> (backend, name) for a backend that exists; a MathprobeError otherwise.
-    Builds no client, so it is instant (the command line checks --model before anything)."""
+    A `#reasoning` mark after NAME (a kind that serves reasoning models) is not part of the
+    name. Builds no client, so it is instant (the command line checks --model before anything)."""
     kind, sep, model = spec.partition(":")
     if not sep or not kind or not model:
         raise MathprobeError(f"{option} {spec!r}: expected BACKEND:NAME, one of {usages()}")
@@ -126,6 +185,14 @@ def parse_spec(spec: str, option: str = "--model") -> tuple[str, str]:
     if found is None:
         raise MathprobeError(f"{option} {spec!r}: unknown backend {kind!r} "
                              f"(available: {usages()})")
+    if reasoning.marked(model):
+        if not found.reasoning:
+            takers = ", ".join(k.usage for k in kinds() if k.reasoning)
+            raise MathprobeError(f"{option} {spec!r}: {kind}: serves no reasoning models "
+                                 f"({reasoning.MARK} is for {takers or 'no installed backend'})")
+        model = reasoning.unmarked(model)
+        if not model:
+            raise MathprobeError(f"{option} {spec!r}: expected BACKEND:NAME, one of {usages()}")
     if found.names and model not in found.names:
         only = ", ".join(f"{kind}:{n}" for n in found.names)
         raise MathprobeError(f"{option} {spec!r}: the only {kind} is {only}"
@@ -137,6 +204,54 @@ def parse_spec(spec: str, option: str = "--model") -> tuple[str, str]:
 def kind_of(spec: str, option: str = "--model") -> BackendKind:
     kind, _ = parse_spec(spec, option)
     return _discovered()[kind]
+
+
+def traits_of(spec: str) -> Traits:
+    """What the model of BACKEND:NAME takes (the table of reasoning models, or its mark)."""
+    kind, _ = parse_spec(spec)
+    return reasoning.traits(kind, spec.partition(":")[2])
+
+
+def all_options() -> dict[str, Option]:
+    """Every kind's options by name (the first kind to declare a name keeps it)."""
+    out: dict[str, Option] = {}
+    for k in kinds():
+        for o in k.options:
+            out.setdefault(o.name, o)
+    return out
+
+
+def takers(name: str) -> list[BackendKind]:
+    return [k for k in kinds() if any(o.name == name for o in k.options)]
+
+
+def generation_params(spec: str, defaults: dict[str, Any], given: dict[str, Any] | None = None,
+                      options: dict[str, Any] | None = None, option: str = "--model"
+                      ) -> dict[str, Any]:
+    """The parameters a run sends BACKEND:NAME: the kind's `generation` rules applied to the
+    benchmark's `defaults`, what the user `given` and the kind's `options` the user gave (None
+    values: not given). An option of another kind, or a value the option does not take, is the
+    one-line error."""
+    kind, model = parse_spec(spec, option)
+    found = _discovered()[kind]
+    own = {o.name: o for o in found.options}
+    checked: dict[str, Any] = {}
+    for name, value in (options or {}).items():
+        if value is None:
+            continue
+        if name not in own:
+            flag = "--" + name.replace("_", "-")
+            others = takers(name)
+            if not others:
+                raise MathprobeError(f"{flag}: no backend takes it (backend options: "
+                                     f"{', '.join(all_options()) or 'none'})")
+            raise MathprobeError(f"{flag}: an option of {', '.join(k.usage for k in others)} "
+                                 f"models, not of {spec}")
+        checked[name] = own[name].check(value)
+    gen = Generation(spec=spec, model=model, defaults=dict(defaults),
+                     given={k: v for k, v in (given or {}).items() if v is not None},
+                     options=checked, traits=reasoning.traits(kind, spec.partition(":")[2]))
+    return found.generation(gen) if found.generation is not None else gen.plain()
 
 
 def slow_imports() -> dict[str, str]:

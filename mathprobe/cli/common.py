@@ -56,6 +56,41 @@ Concurrency = Annotated[int | None, typer.Option(
 RunId = Annotated[str, typer.Option("--run-id", help="Run id; reuse it to resume a run.")]
 Benchmark = Annotated[str, typer.Option("--benchmark", help=f"One of: {BENCHMARKS_HELP}.")]
 
+def with_backend_options(command):
+    """`command` with every backend kind's own options on its command line (`BackendKind.
+    options`: openai:'s --reasoning-effort, anthropic:'s --thinking-budget, a plug-in kind's),
+    handed to it together as one dict, `backend_options` (None: not given). The options are
+    declared once, by the kind that takes them; whether the model's kind takes the ones given is
+    checked before the run (`mathprobe.runs.preflight.check_eval`)."""
+    import functools
+    import inspect
+    from typing import get_type_hints
+
+    signature = inspect.signature(command, eval_str=True)
+    hints = get_type_hints(command, include_extras=True)
+    own = [p for p in signature.parameters.values() if p.name != "backend_options"]
+    added = []
+    for option in backends.all_options().values():
+        if option.name in signature.parameters:
+            continue
+        takers = ", ".join(k.usage for k in backends.takers(option.name))
+        helptext = option.help.rstrip(".") + f" ({takers} models)."
+        added.append(inspect.Parameter(
+            option.name, inspect.Parameter.KEYWORD_ONLY, default=None,
+            annotation=Annotated[option.type | None, typer.Option(option.flag, help=helptext)]))
+    names = [p.name for p in added]
+
+    @functools.wraps(command)
+    def wrapper(*args, **kwargs):
+        given = {name: kwargs.pop(name, None) for name in names}
+        return command(*args, backend_options=given, **kwargs)
+
+    wrapper.__signature__ = signature.replace(parameters=own + added)
+    wrapper.__annotations__ = {**{k: v for k, v in hints.items() if k != "backend_options"},
+                               **{p.name: p.annotation for p in added}}
+    return wrapper
+
+
 def invocation() -> str:
     """How to call mathprobe from the user's shell, for hints meant to be pasted: `mathprobe`
     when that name on PATH is this installation, else this installation's script by its path

@@ -22,10 +22,12 @@ from mathprobe.cli.common import (
     importing,
     load_flow,
     progress_bar,
+    with_backend_options,
 )
 from mathprobe.errors import run_exit_code
 
 
+@with_backend_options
 def run(
     benchmark: Benchmark,
     model: Annotated[str, typer.Option("--model", help=MODELS_HELP + ".")],
@@ -40,11 +42,15 @@ def run(
                                                    f"{SETTINGS_HELP}.")] = None,
     concurrency: Concurrency = None,
     retry_failed: Annotated[bool, typer.Option("--retry-failed", help="Re-drive only the "
-                                               "calls that failed (infra_failed).")] = False,
+                                               "calls that failed (infra_failed) or were cut "
+                                               "at the token cap (truncated).")] = False,
     max_cost: Annotated[float | None, typer.Option("--max-cost", help="Stop issuing "
                                                       "requests once the run cost this (USD).")] = None,
     temperature: Annotated[float | None, typer.Option("--temperature")] = None,
-    max_tokens: Annotated[int | None, typer.Option("--max-tokens")] = None,
+    max_tokens: Annotated[int | None, typer.Option("--max-tokens", help="Most new tokens per "
+                                                     "answer, a reasoning model's reasoning "
+                                                     "included (default: the paper's; for a "
+                                                     "reasoning model, its own).")] = None,
     request_timeout: Annotated[float | None, typer.Option("--request-timeout",
                                                              help="Seconds per attempt.")] = None,
     triton_url: Annotated[str | None, typer.Option("--triton-url", help="HOST:PORT of the "
@@ -55,15 +61,18 @@ def run(
                                                  "official one). See mathprobe judge.")] = None,
     as_json: Annotated[bool, typer.Option("--json", help="Print the report as JSON.")] = False,
     data_path: DataPath = None,
+    backend_options: dict | None = None,
 ) -> None:
     """Run the `eval` flow locally and print the report. The same --run-id resumes."""
     from mathprobe.runs import preflight
 
+    options = {k: v for k, v in (backend_options or {}).items() if v is not None} or None
     plan = preflight.check_eval(benchmark=benchmark, model=model, setting=setting,
                                 run_id=run_id, db=db, data_dir=data_dir, limit=limit,
                                 concurrency=concurrency, max_cost=max_cost,
                                 temperature=temperature, max_tokens=max_tokens,
-                                request_timeout=request_timeout, judge=judge, data_path=data_path)
+                                request_timeout=request_timeout, judge=judge, data_path=data_path,
+                                backend_options=options)
     stored = _stored_report(db, plan, limit, retry_failed, judge, data_path)
     if stored is not None:                 # nothing left to do: no Prefect at all
         emit(stored, as_json)
@@ -78,7 +87,7 @@ def run(
                            concurrency=concurrency, retry_failed=retry_failed,
                            max_cost=max_cost, temperature=temperature, max_tokens=max_tokens,
                            request_timeout=request_timeout, triton_url=triton_url,
-                           judge=judge, data_path=data_path)
+                           judge=judge, data_path=data_path, backend_options=options)
     emit(report, as_json)
     raise typer.Exit(run_exit_code(report))
 
@@ -90,7 +99,7 @@ def _stored_report(db: str, plan, limit: int | None, retry_failed: bool,
     from mathprobe.runs.finished import finished
 
     store = finished(db, plan.bench, plan.data_dir, plan.run_id, limit, retry_failed, judge,
-                     data_path)
+                     data_path, params=plan.params)
     if store is None:
         return None
     err.print(Text(f"run {plan.run_id}: nothing left to ask or grade; its stored report:",

@@ -40,10 +40,12 @@ def build(store: Store, run_id: str) -> dict[str, Any]:
     }
     card.update(facts or {})
     card["timing"] = {"started_at": _iso(run["started_at"]), "finished_at": _iso(run["finished_at"])}
-    card["counts"] = {k[2:]: run[k] for k in ("n_items", "n_responses", "n_not_asked", "n_ok",
-                                              "n_missing", "n_refused", "n_infra_failed",
-                                              "n_judge_failed")}
-    card["tokens"] = {"input": run["input_tokens"], "output": run["output_tokens"]}
+    card["counts"] = {k[2:]: run.get(k) for k in ("n_items", "n_responses", "n_not_asked",
+                                                  "n_ok", "n_missing", "n_refused",
+                                                  "n_infra_failed", "n_truncated",
+                                                  "n_judge_failed")}
+    card["tokens"] = {"input": run["input_tokens"], "output": run["output_tokens"],
+                      "reasoning": run.get("reasoning_tokens")}
     card["cost_usd"] = float(run["cost_usd"] or 0.0)
     card["served_models"] = served_models(store, run_id)
     card["verdicts"] = dict(store.query(

@@ -6,7 +6,8 @@ from mathprobe.reports import stats
 
 CORE = [
     ("Accuracy", "Right answers / graded answers. A refusal counts wrong; a failed call "
-     "(infra_failed) is in no figure until retried. An answer the grader left undecided (no "
+     "(infra_failed) or a reply cut at the token cap before its answer (truncated) is in no "
+     "figure until asked again. An answer the grader left undecided (no "
      "verdict: its rules could not read it, or a judge's reply had none) counts as each "
      "benchmark's paper does: CMMaTH counts it as not right (its figures are over all answers); "
      "WE-MATH and ConceptMath leave it out of every figure, as a failed call (a WE-MATH problem "
@@ -47,11 +48,15 @@ CORE = [
     ("Significant (*)", f"Adjusted p < {stats.SIGNIFICANCE} (the raw p-value is shown too)."),
     ("Status of a response", "ok: answered; refused: the model declined (graded wrong); missing: "
      "an imported file had no response (graded wrong); infra_failed: the call failed after its "
-     "retries (never graded, re-asked with --retry-failed); judge_failed: the judge's reply had "
-     "no verdict; not asked: in the run's selection but never sent (e.g. --max-cost)."),
+     "retries (never graded, re-asked with --retry-failed); truncated: the reply stopped at the "
+     "token cap inside the model's reasoning or before its answer (never graded, re-asked with a "
+     "larger --max-tokens or --retry-failed); judge_failed: the judge's reply had no verdict; "
+     "not asked: in the run's selection but never sent (e.g. --max-cost)."),
     ("Grader", "What decided right or wrong: a benchmark's rule grader (e.g. official, the "
      "authors' own extraction), or judge:<model> / cascade:<model> where a model judges what the "
      "rules leave undecided."),
     ("Tokens, cost", "Input and output tokens of the answers that count, and their cost in USD "
-     "from the price table; the judge's calls are a run of their own and are counted apart."),
+     "from the price table; a reasoning model's reasoning tokens are output tokens (shown apart "
+     "where the API reports them) and priced as such; the judge's calls are a run of their own "
+     "and are counted apart."),
 ]

@@ -26,6 +26,7 @@ from mathprobe.reports import compare as comparing
 from mathprobe.reports import fonts, glossary, item_browser, plots
 from mathprobe.reports.compare import BenchComparison, ComparisonResult
 from mathprobe.reports.format import fmt_diff, fmt_interval, fmt_p, fmt_value, is_percent
+from mathprobe.reports.summary import truncation_note
 from mathprobe.store import Store
 
 TEMPLATE = Path(__file__).with_name("templates") / "report.html.j2"
@@ -275,5 +276,8 @@ def run_details(store: Store, runs: list[dict[str, Any]]) -> list[dict[str, Any]
                     "judges": [f"{j['model']}: {j['n_ok']} judged, {j['n_judge_failed']} "
                                f"judge_failed, ${float(j['cost_usd'] or 0):.4f}" for j in js],
                     "cost_total": f"${cost + judge_cost:.4f}"
-                                  + (f" (judge ${judge_cost:.4f})" if js else "")})
+                                  + (f" (judge ${judge_cost:.4f})" if js else ""),
+                    "n_truncated": r.get("n_truncated") or 0,
+                    "truncated_note": truncation_note(store, r["run_id"],
+                                                      r.get("n_truncated") or 0)})
     return out

@@ -1,6 +1,7 @@
 """The HTML report's item browser: every answer that counts, with its question as the model saw
 it (a benchmark's `shown_question`: WE-MATH's options included), extracted answer, gold, verdict
-per grader, status and image.
+per grader, status and image; a reasoning model's reasoning folded beside its answer (graders
+saw the answer only). A call that failed or was cut shows why (its error).
 
 Rows are in natural order of their ids (2steps_1, 2steps_2, ..., 2steps_10), whole runs in
 order, up to `max_items` answers. Images travel with the file: distinct images (by content) are
@@ -38,7 +39,8 @@ def natural_key(text: str) -> tuple:
 def items(store: Store, runs: list[dict[str, Any]], data_dir: Path | None, max_items: int,
           out_dir: Path, max_thumbnails: int = MAX_THUMBNAILS) -> dict[str, Any]:
     """The browser's data: runs, graders, images, and per answer [run index, item id, concept,
-    question, gold, status, response, image index (-1: none), {grader: [extracted, correct]}]."""
+    question, gold, status, response, image index (-1: none), {grader: [extracted, correct]},
+    reasoning ('' : none)]."""
     take, total, left_out = [], 0, []
     counts = dict(store.query("SELECT run_id, count(*) FROM current_responses WHERE "
                               "list_contains(?, run_id) GROUP BY run_id",
@@ -50,11 +52,7 @@ def items(store: Store, runs: list[dict[str, Any]], data_dir: Path | None, max_i
             continue
         take.append(r["run_id"])
         total += n
-    rows = store.query(
-        "SELECT c.run_id, c.item_id, i.concept, i.question, i.gold, c.status, c.response, "
-        "c.error FROM current_responses c JOIN runs r ON r.run_id = c.run_id "
-        "JOIN items i ON i.benchmark = r.benchmark AND i.item_id = c.item_id "
-        "WHERE list_contains(?, c.run_id)", [take])
+    rows = _answers(store, take)
     verdicts: dict[tuple[str, str], dict[str, list]] = {}
     graders: set[str] = set()
     for run_id, item_id, grader, extracted, correct in store.query(
@@ -68,17 +66,33 @@ def items(store: Store, runs: list[dict[str, Any]], data_dir: Path | None, max_i
     shown = _datasets({bench_of[r] for r in take}, data_dir)
     images = _Images(out_dir, max_thumbnails)
     out = []
-    for run_id, item_id, concept, question, gold, status, response, error in rows:
+    for run_id, item_id, concept, question, gold, status, response, error, reasoning in rows:
         question_text, image = shown.get(bench_of[run_id], {}).get(item_id, (question, None))
+        shown_text = response if response is not None and (response or not error) else error
         out.append([order[run_id], item_id, concept or "", _cut(question_text), gold or "",
-                    status, _cut(response if response is not None else (error or "")),
-                    images.ref(image), verdicts.get((run_id, item_id), {})])
+                    status, _cut(shown_text or ""), images.ref(image),
+                    verdicts.get((run_id, item_id), {}), _cut(reasoning) if reasoning else ""])
     grader_of = {r["run_id"]: r["grader"] for r in runs}
     return {"data": {"runs": take, "run_graders": [grader_of[r] for r in take],
                      "run_benchmarks": [bench_of[r] for r in take],
                      "graders": sorted(graders), "images": images.srcs, "rows": out},
             "left_out": left_out, "datasets": bool(shown), "thumbnails": images.embedded,
             "linked": len(images.srcs) - images.embedded}
+
+
+def _answers(store: Store, runs: list[str]) -> list[tuple]:
+    """(run, item, concept, question, gold, status, answer, error, reasoning) of the answers
+    that count; the reasoning is '' in a store older than it (opened read-only, unchanged)."""
+    import duckdb
+
+    query = ("SELECT c.run_id, c.item_id, i.concept, i.question, i.gold, c.status, c.response, "
+             "c.error, {reasoning} FROM current_responses c JOIN runs r ON r.run_id = c.run_id "
+             "JOIN items i ON i.benchmark = r.benchmark AND i.item_id = c.item_id "
+             "WHERE list_contains(?, c.run_id)")
+    try:
+        return store.query(query.format(reasoning="c.reasoning"), [runs])
+    except duckdb.BinderException:
+        return store.query(query.format(reasoning="''"), [runs])
 
 
 def _datasets(names: set[str], data_dir: Path | None

@@ -49,8 +49,12 @@ def run_markdown(store: Store, report: dict[str, Any], *, html: str | None = Non
         ("items", run["n_items"]),
         ("responses", f"{run['n_ok']} ok, {run['n_refused']} refused, {run['n_missing']} "
                       f"missing, {run['n_infra_failed']} failed (infra_failed), "
-                      f"{run['n_not_asked']} not asked"),
-        ("tokens", f"{run['input_tokens']} in, {run['output_tokens']} out"),
+                      + (f"{run['n_truncated']} cut at the token cap (truncated), "
+                         if run.get("n_truncated") else "")
+                      + f"{run['n_not_asked']} not asked"),
+        ("tokens", f"{run['input_tokens']} in, {run['output_tokens']} out"
+                   + (f" ({run['reasoning_tokens']} of them reasoning)"
+                      if run.get("reasoning_tokens") is not None else "")),
         ("cost", f"${cost:.4f}" + (" (judge included)" if report.get("judges") else "")
          + ("" if run.get("priced", True) else " (no price for this model)")),
     ]

@@ -3,6 +3,7 @@ run), then its benchmark's declared figures and notes (`Benchmark.comparison`, d
 `mathprobe.reports.terminal`). All read from the SQL views: no metric is computed here."""
 from __future__ import annotations
 
+import json
 from typing import Any
 
 from rich.console import Console, Group
@@ -20,10 +21,12 @@ def build(store: Store, run_id: str, grader: str | None = None) -> dict[str, Any
     bench = registry.get(run["benchmark"])
     if grader is not None:
         check_grader(store, {run_id: (run["benchmark"], run["setting"])}, grader)
-    summary = {k: run[k] for k in ("run_id", "benchmark", "model", "backend", "setting", "status",
-                                   "n_items", "n_responses", "n_not_asked", "n_ok", "n_missing",
-                                   "n_infra_failed", "n_refused", "input_tokens",
-                                   "output_tokens", "cost_usd")}
+    summary = {k: run.get(k) for k in ("run_id", "benchmark", "model", "backend", "setting",
+                                       "status", "n_items", "n_responses", "n_not_asked", "n_ok",
+                                       "n_missing", "n_infra_failed", "n_refused", "n_truncated",
+                                       "input_tokens", "output_tokens", "reasoning_tokens",
+                                       "cost_usd")}
+    summary["n_truncated"] = summary["n_truncated"] or 0
     summary["cost_usd"] = float(summary["cost_usd"] or 0.0)
     if summary["status"] == "running" and getattr(store, "read_only", False):
         # a read-only open succeeded, so no process holds the file for writing: the process
@@ -33,11 +36,12 @@ def build(store: Store, run_id: str, grader: str | None = None) -> dict[str, Any
     grader = grader or default_grader(store, run_id, bench)
     # the judge runs' names first, then each one's summary by its id: run_summary pushes only an
     # equality on run_id down to the responses (a prefix filter would summarise every run)
-    judges = [store.query_dicts(
-        "SELECT run_id, model, n_items, n_ok, n_judge_failed, n_infra_failed, input_tokens, "
-        "output_tokens, cost_usd FROM run_summary WHERE run_id = ?", [judge])[0]
+    keep = ("run_id", "model", "n_items", "n_ok", "n_judge_failed", "n_infra_failed",
+            "n_truncated", "input_tokens", "output_tokens", "cost_usd")
+    judges = [{k: row.get(k) for k in keep} for row in (store.query_dicts(
+        "SELECT * FROM run_summary WHERE run_id = ?", [judge])[0]
         for (judge,) in store.query("SELECT run_id FROM runs WHERE starts_with(run_id, ?) "
-                                    "ORDER BY run_id", [f"{run_id}@judge:"])]
+                                    "ORDER BY run_id", [f"{run_id}@judge:"]))]
     by_grader = dict(store.query("SELECT grader, count(*) FROM item_verdicts WHERE run_id = ? "
                                  "GROUP BY grader", [run_id]))
     for j in judges:
@@ -49,8 +53,26 @@ def build(store: Store, run_id: str, grader: str | None = None) -> dict[str, Any
         j["n_from_rules"] = by_grader.get(f"cascade:{j['model']}", 0) - j["n_from_judge"]
         j["n_cached"] = store.query("SELECT count(*) FROM current_responses WHERE run_id = ? AND "
                                     "status = 'ok' AND attempts = 0", [j["run_id"]])[0][0]
+    figures = terminal.build(store, bench, run, grader)
+    cut = truncation_note(store, run_id, summary["n_truncated"])
+    figures["notes"] = ([cut] if cut else []) + figures["notes"]
     return {"run": summary, "judges": judges, "failures": failure_reasons(store, run_id),
-            **terminal.build(store, bench, run, grader)}
+            **figures}
+
+
+def truncation_note(store: Store, run_id: str, n: int) -> str | None:
+    """The note on a run's replies cut at the token cap before their answer (`truncated`):
+    how many, at which cap (the run's max_completion_tokens or max_tokens, as sent), and what
+    to do; None when there are none."""
+    if not n:
+        return None
+    (params,), = store.query("SELECT params FROM runs WHERE run_id = ?", [run_id])
+    sent = json.loads(params) if params else {}
+    cap = sent.get("max_completion_tokens", sent.get("max_tokens"))
+    at = f"at {cap} tokens" if cap is not None else "at the model's own token limit"
+    return (f"{n} answer(s) cut {at} inside the reasoning or before the answer (truncated), "
+            "left out of every figure like failed calls: re-ask them with a larger --max-tokens "
+            "(the same command with it asks only those)")
 
 
 def failure_reasons(store: Store, run_id: str, limit: int = 5) -> list[dict[str, Any]]:
@@ -83,10 +105,13 @@ def render(report: dict[str, Any], width: int = 120) -> Group:
         (f"run {run['run_id']}", "bold"),
         f"  {run['benchmark']}  {run['model']}  setting={run['setting']}  status={run['status']}\n",
         f"responses: {run['n_ok']} ok, {run['n_refused']} refused, {run['n_missing']} missing, "
-        f"{run['n_infra_failed']} infra_failed, {run['n_not_asked']} not asked "
-        f"(of {run['n_items']} items)\n",
-        f"tokens: {run['input_tokens']} in, {run['output_tokens']} out; cost {cost}; "
-        f"grader: {report['grader']}",
+        f"{run['n_infra_failed']} infra_failed, "
+        + (f"{run['n_truncated']} truncated, " if run.get("n_truncated") else "")
+        + f"{run['n_not_asked']} not asked (of {run['n_items']} items)\n",
+        f"tokens: {run['input_tokens']} in, {run['output_tokens']} out"
+        + (f" ({run['reasoning_tokens']} of them reasoning)"
+           if run.get("reasoning_tokens") is not None else "")
+        + f"; cost {cost}; grader: {report['grader']}",
     )
     parts: list[Any] = [head]
     for j in report.get("judges", []):

@@ -8,9 +8,12 @@ versions; the benchmark's data files with their SHA-256; the setting and the SHA
 exact prompts the run's items get; the model spec, backend and the endpoint it was sent to
 (scheme, host, port and path only); the generation parameters; --limit and the sampling seed,
 the bootstrap seed reports use; concurrency and the cost cap; and one `sessions` entry per start
-or resume. Never a secret: no API key, header, or credential in a URL is read here at all, and
-`redact` replaces the value of any key set in the environment, should one have been pasted into
-a model spec or a URL.
+or resume. `generation` is what the model was sent (a reasoning model's rules applied: e.g.
+max_completion_tokens and reasoning_effort, no temperature); each session records its own, as
+a resumed run may raise its token cap; `model.reasoning` says how the model is known to be a
+reasoning model (the table, or its #reasoning mark). Never a secret: no API key, header, or
+credential in a URL is read here at all, and `redact` replaces the value of any key set in the
+environment, should one have been pasted into a model spec or a URL.
 """
 from __future__ import annotations
 
@@ -127,13 +130,15 @@ def run_facts(bench: Benchmark, data_dir: Path, *, model: str, kind: str, settin
     """The card facts of an eval or probe run at its start (a resume adds a session);
     `prompts`: the prompts' hashes when they are not the benchmark's (a probe's requests)."""
     found = registry.find(kind)
+    traits = registry.traits_of(model) if found is not None else None
     facts = {
         "software": software(),
         "benchmark": {"name": bench.name, "title": bench.title, "setting": setting,
                       "prompts": prompts or prompts_sha256(bench, items, setting)},
         "data": data_files(bench, data_dir),
         "model": {"spec": model, "backend": kind, "endpoint": endpoint(kind)
-                  or (triton_url if found is not None and found.url_option else None)},
+                  or (triton_url if found is not None and found.url_option else None),
+                  **({"reasoning": traits.source} if traits and traits.source else {})},
         "generation": dict(params),
         "sampling": {"limit": limit, "items": len(items), "seed": sampling.SEED,
                      "strata": list(bench.strata_names)},
@@ -145,7 +150,7 @@ def run_facts(bench: Benchmark, data_dir: Path, *, model: str, kind: str, settin
         "sessions": [{"started_at": now().isoformat(timespec="seconds"),
                       "mathprobe": mathprobe_version(), "concurrency": concurrency,
                       "limit": limit, "retry_failed": retry_failed,
-                      "flow_run_id": flow_run_id}],
+                      "generation": dict(params), "flow_run_id": flow_run_id}],
     }
     return redact(facts)
 

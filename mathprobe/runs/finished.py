@@ -13,15 +13,20 @@ asks, grades and judges as needed):
   * the store holds this very version of the benchmark's data (its fingerprint), and no
     answers wait in a spool (a full disk) to be stored;
   * every item the run selects now (`--limit`) has a response, and with `--retry-failed` none
-    of them failed; every grader of the benchmark has graded the run (a run ends only after
-    grading, so a grader with no verdict at all is one added since);
+    of them failed or was cut at the token cap (`truncated`); the run is asked with the
+    parameters it holds (a raised --max-tokens re-asks what was cut); every grader of the
+    benchmark has graded the run (a run ends only after grading, so a grader with no verdict at
+    all is one added since);
   * with `--judge`: its judge run ended, and every answer the judge is asked about (by
     default those the rules left undecided) has the judge's reply (with `--retry-failed`: one
     that did not fail).
 """
 from __future__ import annotations
 
+import json
+from collections.abc import Mapping
 from pathlib import Path
+from typing import Any
 
 from mathprobe.contract import Benchmark
 from mathprobe.errors import MathprobeError
@@ -29,12 +34,20 @@ from mathprobe.store import Store, open_store, spool
 from mathprobe.store.location import parse
 
 ENDED = ("completed", "incomplete")
-FAILED = ("infra_failed", "judge_failed")
+FAILED = ("infra_failed", "judge_failed", "truncated")     # what --retry-failed asks again
+
+
+def ended_status(run: Mapping[str, Any]) -> str:
+    """The status a run that asked everything ends with (its `run_summary` row): `completed`
+    when every item has an answer, `incomplete` when calls failed for good or replies were cut
+    at the token cap (their items are in no figure until asked again)."""
+    return "completed" if not (run["n_infra_failed"] or run.get("n_truncated")) else "incomplete"
 
 
 def finished(db: str | Path, bench: Benchmark, data_dir: Path, run_id: str,
              limit: int | None, retry_failed: bool = False, judge: str | None = None,
-             data_path: str | None = None) -> Store | None:
+             data_path: str | None = None,
+             params: Mapping[str, Any] | None = None) -> Store | None:
     """The store (opened read-only) if run `run_id` has nothing left to do, else None. Call
     after the run's arguments were checked (`preflight.check_eval`)."""
     loc = parse(db, data_path)
@@ -47,8 +60,12 @@ def finished(db: str | Path, bench: Benchmark, data_dir: Path, run_id: str,
     run = store.run(run_id)
     if run is None or run["status"] not in ENDED or run["benchmark"] != bench.name:
         return None
-    if run["status"] != ("completed" if run["n_infra_failed"] == 0 else "incomplete"):
+    if run["status"] != ended_status(run):
         return None
+    if params is not None:
+        (stored,), = store.query("SELECT params FROM runs WHERE run_id = ?", [run_id])
+        if json.loads(stored or "{}") != dict(params):        # e.g. a raised --max-tokens
+            return None
     dataset = bench.load(data_dir)
     if store.dataset_fingerprint(bench.name) != dataset.fingerprint:
         return None
@@ -60,7 +77,8 @@ def finished(db: str | Path, bench: Benchmark, data_dir: Path, run_id: str,
         return None
     graded = {g for (g,) in store.query("SELECT DISTINCT grader FROM verdicts WHERE run_id = ?",
                                         [run_id])}
-    if run["n_responses"] - run["n_infra_failed"] > 0 and not set(bench.graders) <= graded:
+    answered = run["n_responses"] - run["n_infra_failed"] - run.get("n_truncated", 0)
+    if answered > 0 and not set(bench.graders) <= graded:
         return None
     if judge is not None and not _judged(store, bench, run_id, judge, retry_failed):
         return None

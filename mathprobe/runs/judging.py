@@ -176,7 +176,8 @@ def prepare(store: Store, bench: Benchmark, items: dict[str, Item], run_id: str,
         system, user = spec.prompt(items[item_id], response)
         prompts.append((system, user))
         status = statuses.get(item_id)
-        if status is None or (retry_failed and status in ("infra_failed", "judge_failed")):
+        if status is None or (retry_failed and status in ("infra_failed", "judge_failed",
+                                                          "truncated")):
             requests.append(Request(item_id=item_id, model=judge, prompt=user, system=system,
                                     params=dict(spec.params)))
     store.set_card(run_id, card.judge_facts(judge, prompts, dict(spec.params)))
@@ -212,8 +213,9 @@ def write_verdicts(store: Store, bench: Benchmark, items: Mapping[str, Item], ru
     cascade = [*rules, *judged]
     _replace_verdicts(store, run_id, f"cascade:{judge}", cascade)
     failed, infra, cached = store.query(
-        "SELECT count(*) FILTER (status = 'judge_failed'), count(*) FILTER (status = "
-        "'infra_failed'), count(*) FILTER (status = 'ok' AND attempts = 0) "
+        # a reasoning judge's reply cut before its verdict (truncated) gave none either
+        "SELECT count(*) FILTER (status IN ('judge_failed', 'truncated')), count(*) FILTER ("
+        "status = 'infra_failed'), count(*) FILTER (status = 'ok' AND attempts = 0) "
         "FROM current_responses WHERE run_id = ?", [jrun])[0]
     return {"judged": len(judged), "judge_failed": failed, "infra_failed": infra,
             "rules": len(rules), "asked_about": len(asked), "cached": cached}

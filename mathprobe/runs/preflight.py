@@ -296,8 +296,12 @@ def check_eval(*, benchmark: str, model: str, setting: str | None, run_id: str |
                concurrency: int | None = None, max_cost: float | None = None,
                temperature: float | None = None, max_tokens: int | None = None,
                request_timeout: float | None = None, judge: str | None = None,
-               data_path: str | None = None) -> EvalPlan:
-    """Every check of `mathprobe run` / the eval flow that needs no Prefect, cheapest first."""
+               data_path: str | None = None,
+               backend_options: dict[str, Any] | None = None) -> EvalPlan:
+    """Every check of `mathprobe run` / the eval flow that needs no Prefect, cheapest first.
+    `backend_options`: the model's kind's own options (--reasoning-effort, --thinking-budget:
+    `BackendKind.options`), checked with the rest; the plan's `params` are what the model is
+    sent (`BackendKind.generation`: a reasoning model's rules applied)."""
     check_counts(limit=limit, concurrency=concurrency, max_cost=max_cost,
                  temperature=temperature, max_tokens=max_tokens,
                  request_timeout=request_timeout)
@@ -305,13 +309,13 @@ def check_eval(*, benchmark: str, model: str, setting: str | None, run_id: str |
     bench = benchmark_(benchmark)
     chosen = setting_(bench, setting)
     kind, _ = model_(model)
+    params = backends.generation_params(
+        model, bench.default_params, {"temperature": temperature, "max_tokens": max_tokens},
+        backend_options)
     if judge is not None:
         check_judge(bench, judge)
     store_path(db, data_path)
     path = data(bench, data_dir)
-    params = dict(bench.default_params)
-    params.update({k: v for k, v in (("temperature", temperature), ("max_tokens", max_tokens))
-                   if v is not None})
     rid = run_id or default_run_id(benchmark, model, chosen)
     same_work(db, RunSpec(rid, bench.name, model, kind, chosen, params))
     return EvalPlan(bench, chosen, rid, params, path)

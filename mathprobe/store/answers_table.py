@@ -11,7 +11,8 @@ from mathprobe.items import Completion
 from mathprobe.store import run_data
 from mathprobe.store.bulk import replace_keyed, unnest
 
-# Statuses that carry an answer to grade; `infra_failed` is not one: it is retried later.
+# Statuses that carry an answer to grade; `infra_failed` and `truncated` (cut at the token cap
+# before the answer) are not: they are asked again later.
 ANSWERED = ("ok", "refused", "missing")
 ANSWERED_SQL = "('ok', 'refused', 'missing')"
 
@@ -30,7 +31,8 @@ class AnswersTable:
 
     def append_responses(self, run_id: str,
                          rows: Iterable[tuple[str, str, Completion]]) -> int:
-        """Append (item_id, request_hash, completion) rows now; returns how many were new.
+        """Append (item_id, request_hash, completion) rows now; returns how many were new. The
+        answer goes in `response`, a reasoning model's reasoning apart in `reasoning`.
 
         A row for an item that already has an answer in this run is skipped, so writing the same
         batch twice (a resumed run, a re-import) never duplicates anything.
@@ -83,12 +85,14 @@ class AnswersTable:
             "output_tokens": ("BIGINT", [c.output_tokens for c in cs]),
             "cost_usd": ("DOUBLE", [c.cost_usd for c in cs]),
             "served_model": ("VARCHAR", [c.served_model for c in cs]),
+            "reasoning": ("VARCHAR", [c.reasoning for c in cs]),
+            "reasoning_tokens": ("BIGINT", [c.reasoning_tokens for c in cs]),
         })
         params["run_id"] = run_id
         con.execute(f"""
             INSERT INTO responses (response_id, run_id, item_id, request_hash, response, status,
                                    error, attempts, latency_s, input_tokens, output_tokens,
-                                   cost_usd, served_model)
+                                   cost_usd, served_model, reasoning, reasoning_tokens)
             SELECT s.response_id, $run_id, s.* EXCLUDE (response_id) FROM (SELECT {select}) s
             """, params)
         run_data.touch(con, run_id, min(ids), max(ids))

@@ -28,21 +28,38 @@ class RunSpec:
     flow_run_id: str | None = None      # the Prefect flow run doing the work, if any
 
 
-def check_same_work(spec: RunSpec, row: tuple) -> None:
+# The token caps a run may raise when it resumes: what was whole stays as it was, what was cut
+# at the old cap (`truncated`) is asked again under the new one (docs/reasoning-models.md).
+CAPS = ("params.max_tokens", "params.max_completion_tokens")
+
+
+def _raised(key: str, stored: dict, wanted: dict) -> bool:
+    """`wanted` lifts the cap `key` of `stored` (a larger number, or no cap at all)."""
+    if key not in CAPS or key not in stored:
+        return False
+    old, new = stored[key], wanted.get(key)
+    return new is None or (isinstance(new, int) and isinstance(old, int) and new > old)
+
+
+def check_same_work(spec: RunSpec, row: tuple) -> bool:
     """A run id is never reused for other work: a MathprobeError showing only what differs
-    between the stored run (benchmark, model, setting, params) and `spec`."""
+    between the stored run (benchmark, model, setting, params) and `spec`. Only a token cap
+    may be raised (`CAPS`); returns whether `spec` raises one."""
     benchmark, model, setting, params = row
     stored = {"benchmark": benchmark, "model": model, "setting": setting,
               **{f"params.{k}": v for k, v in (json.loads(params) if params else {}).items()}}
     wanted = {"benchmark": spec.benchmark, "model": spec.model, "setting": spec.setting,
               **{f"params.{k}": v for k, v in spec.params.items()}}
-    differs = [k for k in sorted(set(stored) | set(wanted)) if stored.get(k) != wanted.get(k)]
+    changed = [k for k in sorted(set(stored) | set(wanted)) if stored.get(k) != wanted.get(k)]
+    differs = [k for k in changed if not _raised(k, stored, wanted)]
     if differs:
         def show(d: dict) -> str:
             return " ".join(f"{k}={d[k]}" if k in d else f"{k} unset" for k in differs)
         raise MathprobeError(f"run id '{spec.run_id}' already holds other work: it has "
                              f"{show(stored)}; this call asks for {show(wanted)}. Use another "
-                             "--run-id, or the same arguments to resume it")
+                             "--run-id, or the same arguments to resume it (only a larger "
+                             "--max-tokens may change)")
+    return bool(changed)
 
 
 class RunsTable:
@@ -63,7 +80,9 @@ class RunsTable:
                 [spec.run_id, spec.benchmark, spec.model, spec.backend, spec.setting,
                  json.dumps(spec.params, sort_keys=True), now(), n_items, spec.flow_run_id])
             return
-        check_same_work(spec, row)
+        if check_same_work(spec, row):        # a raised cap: the run's params from now on
+            con.execute("UPDATE runs SET params = ? WHERE run_id = ?",
+                        [json.dumps(spec.params, sort_keys=True), spec.run_id])
         con.execute("UPDATE runs SET status = 'running', finished_at = NULL, "
                     "n_items = greatest(coalesce(n_items, 0), ?), "
                     "flow_run_id = coalesce(?, flow_run_id) WHERE run_id = ?",

@@ -37,8 +37,9 @@ JOIN query_table(runs) d
   ON d.run_id = r.run_id AND r.response_id BETWEEN d.first_response_id AND d.last_response_id;
 
 -- For each (run, item) the response that counts: the newest answer (`ok`, `refused` by the
--- model, or `missing` from an imported file) if any, otherwise the newest failure. Older
--- failures stay in `responses` as history.
+-- model, or `missing` from an imported file) if any, otherwise the newest failure: a failed
+-- call (`infra_failed`) or a reply cut at the token cap before its answer (`truncated`), never
+-- graded. Older failures stay in `responses` as history.
 -- First its id, grouped per (run, item): a filter on run_id reaches the scan of `responses`
 -- through the grouping (a window over all responses, or a join on response_id alone, would
 -- read every run's rows for a question about one run).
@@ -52,10 +53,10 @@ GROUP BY r.run_id, r.item_id;
 CREATE OR REPLACE VIEW current_response_ids AS
 FROM current_response_ids_of('run_data');
 
-COMMENT ON VIEW current_response_ids IS 'Per run and item, the ids of its newest answer (answer_id: ok, refused or missing; NULL if it has none) and of its newest response of any status (last_id); the response that counts is answer_id if any, else last_id (current_responses).';
+COMMENT ON VIEW current_response_ids IS 'Per run and item, the ids of its newest answer (answer_id: ok, refused or missing; NULL if it has none) and of its newest response of any status (last_id: e.g. infra_failed, truncated); the response that counts is answer_id if any, else last_id (current_responses).';
 COMMENT ON COLUMN current_response_ids.run_id IS 'The run (runs.run_id).';
 COMMENT ON COLUMN current_response_ids.item_id IS 'The item (items.item_id).';
-COMMENT ON COLUMN current_response_ids.answer_id IS 'The newest response with an answer (ok, refused, missing); NULL when every call failed so far.';
+COMMENT ON COLUMN current_response_ids.answer_id IS 'The newest response with an answer (ok, refused, missing); NULL when every call failed or was cut (truncated) so far.';
 COMMENT ON COLUMN current_response_ids.last_id IS 'The newest response of any status.';
 
 CREATE OR REPLACE MACRO current_responses_of(runs) AS TABLE
@@ -69,8 +70,9 @@ CREATE OR REPLACE VIEW current_responses AS
 FROM current_responses_of('run_data');
 
 -- One verdict per (run, item, grader), only where it grades the response that counts, so a
--- verdict on a superseded response never reaches a metric. Failed calls (`infra_failed`) have
--- no verdict: they are never scored as wrong answers. A refusal is the model's answer: wrong.
+-- verdict on a superseded response never reaches a metric. Failed calls (`infra_failed`) and
+-- replies cut before their answer (`truncated`) have no verdict: they are never scored as wrong
+-- answers. A refusal is the model's answer: wrong.
 -- (The response that counts is an answer exactly when the item has one: answer_id.)
 -- A verdict is found by the response it grades (its id, unique in the store, names the run:
 -- Store.write_verdicts refuses a verdict on another run's response), not by its run_id: a
@@ -87,7 +89,7 @@ JOIN runs r ON r.run_id = k.run_id;
 CREATE OR REPLACE VIEW item_verdicts AS
 FROM item_verdicts_of('run_data');
 
--- What a run holds: how many items answered, failed, missing, and what it cost.
+-- What a run holds: how many items answered, failed, cut, missing, and what it cost.
 CREATE OR REPLACE VIEW run_summary AS
 SELECT r.run_id, r.benchmark, r.model, r.backend, r.setting, r.status, r.n_items,
        count(c.item_id)                                   AS n_responses,
@@ -97,8 +99,10 @@ SELECT r.run_id, r.benchmark, r.model, r.backend, r.setting, r.status, r.n_items
        count(*) FILTER (c.status = 'infra_failed')        AS n_infra_failed,
        count(*) FILTER (c.status = 'refused')             AS n_refused,
        count(*) FILTER (c.status = 'judge_failed')        AS n_judge_failed,
+       count(*) FILTER (c.status = 'truncated')           AS n_truncated,
        coalesce(sum(c.input_tokens), 0)                   AS input_tokens,
        coalesce(sum(c.output_tokens), 0)                  AS output_tokens,
+       sum(c.reasoning_tokens)                            AS reasoning_tokens,
        r.cost_usd,
        r.started_at, r.finished_at
 FROM runs r

@@ -2,7 +2,8 @@
 -- only; layer 3: the paper's figures, each written as the paper defines it.
 --
 -- A problem counts only when every one of its questions has a verdict. A failed call
--- (`infra_failed`, never graded) or a question not asked yet leaves its problem out of EVERY
+-- (`infra_failed`, never graded), a reply cut at the token cap before its answer (`truncated`,
+-- never graded) or a question not asked yet leaves its problem out of EVERY
 -- figure alike (N, S1-S3, the categories, the concepts), never counted as wrong; the report
 -- says how many (wemath_problem_coverage). `--retry-failed` brings them back.
 
@@ -64,13 +65,15 @@ CREATE OR REPLACE VIEW wemath_item_verdicts AS
 FROM wemath_item_verdicts_of('run_data');
 
 -- Per run and problem: how many of its questions the run has answered (a response that counts:
--- ok, refused or missing) and how many failed (infra_failed), whatever the grader. A problem
+-- ok, refused or missing), how many failed (infra_failed) and how many were cut at the token
+-- cap before their answer (truncated), whatever the grader. A problem
 -- the run asked anything of but has not answered whole is left out of every figure.
 CREATE OR REPLACE VIEW wemath_problem_coverage AS
 SELECT c.run_id, i.group_id                                       AS problem_id,
        CAST(left(any_value(i.part), 1) AS INTEGER) + 1            AS n_questions,
        count(*) FILTER (c.status IN ('ok', 'refused', 'missing'))  AS n_answered,
        count(*) FILTER (c.status = 'infra_failed')                AS n_failed,
+       count(*) FILTER (c.status = 'truncated')                   AS n_truncated,
        count(*) FILTER (c.status IN ('ok', 'refused', 'missing'))
          = CAST(left(any_value(i.part), 1) AS INTEGER) + 1        AS complete
 FROM current_responses c
@@ -153,7 +156,8 @@ GROUP BY ca.run_id, ca.grader, k.root2;
 COMMENT ON VIEW wemath_question_verdicts IS 'Every graded WE-MATH question of a run, with its problem, key, steps and leaf concept; complete or not.';
 COMMENT ON VIEW wemath_problem_verdicts IS 'Per run, grader and composite problem: its one-step results (all / any right), its composite result, and whether every question has a verdict (complete).';
 COMMENT ON VIEW wemath_item_verdicts IS 'The graded questions of complete problems only: what every WE-MATH figure (N, S1-S3, categories, concepts) is computed from.';
-COMMENT ON VIEW wemath_problem_coverage IS 'Per run and problem: questions it has, answered, failed (infra_failed); an incomplete problem is left out of every figure.';
+COMMENT ON VIEW wemath_problem_coverage IS 'Per run and problem: questions it has, answered, failed (infra_failed), cut at the token cap (truncated); an incomplete problem is left out of every figure.';
 COMMENT ON COLUMN wemath_problem_coverage.n_questions IS 'Questions of the problem: its 2 or 3 one-step questions and the composite one.';
 COMMENT ON COLUMN wemath_problem_coverage.n_answered IS 'Questions with a response that counts (ok, refused or missing: graded).';
 COMMENT ON COLUMN wemath_problem_coverage.n_failed IS 'Questions whose call failed (infra_failed): never graded, re-asked by --retry-failed.';
+COMMENT ON COLUMN wemath_problem_coverage.n_truncated IS 'Questions whose reply was cut at the token cap inside the reasoning or before the answer (truncated): never graded, re-asked by a larger --max-tokens or --retry-failed.';

@@ -18,6 +18,25 @@ two requests whose prompt contains that text fail that way; later ones succeed. 
   drop     closes the connection without answering
   refuse   a refusal (OpenAI `refusal`, Anthropic stop_reason 'refusal')
 `always={"text": "503"}` fails every request containing the text.
+
+Reasoning models, as the services' documentation describes them. A scripted reply (`answers`,
+`reply`) may hold its reasoning as `<think>REASONING</think>ANSWER`; the reply is then cut at
+the request's token cap (`max_completion_tokens` or `max_tokens`; Anthropic's `max_tokens`),
+counting whitespace-separated words as tokens, reasoning first, as a model generates it:
+  OpenAI reasoning models (`reasoning_models`: o1, o3, o4-mini, gpt-5, ...) refuse `max_tokens`
+    and any temperature but 1 with the API's 400 bodies, take `reasoning_effort`, hide their
+    reasoning (made up of `reasoning_words` words when the reply has none) and report it in
+    `usage.completion_tokens_details.reasoning_tokens`; cut inside it, `content` is "" and
+    `finish_reason` 'length'. Other models refuse `reasoning_effort`.
+  Anthropic with `thinking={type: enabled, budget_tokens: N}` refuses N < 1024, `max_tokens` <= N
+    and a temperature but 1 (400 invalid_request_error); the reply is `thinking` blocks (with a
+    `signature`) then `text` blocks, `stop_reason` 'max_tokens' when cut, inside the thinking
+    or after it; `thinking_tokens_reported` adds `usage.output_tokens_details.thinking_tokens`.
+    Without `thinking`, only the answer comes back.
+  An open model behind an OpenAI-compatible server (any other model name) returns the reply as
+    scripted: with `reasoning_parser` (vLLM / SGLang started with one) the reasoning in
+    `message.reasoning_content` and the answer in `content` (None when cut inside the
+    reasoning); without, `<think>...</think>` in `content`, unclosed when cut inside it.
 `max_in_flight=K` answers 429 (with `Retry-After: <retry_after>`, at once) to a request that
 arrives while K others are being answered, as a provider's concurrency cap does; `rejected`
 counts them.
@@ -30,6 +49,7 @@ from __future__ import annotations
 import argparse
 import asyncio
 import json
+import re
 import threading
 import time
 from dataclasses import dataclass, field
@@ -55,6 +75,11 @@ class FakeAPI:
     max_in_flight: int | None = None   # more at once are answered 429
     rejected: int = 0
     port: int = 0
+    # reasoning models (see the module's docstring)
+    reasoning_models: frozenset[str] = field(default_factory=lambda: OPENAI_REASONING)
+    reasoning_words: int = 40       # an OpenAI reasoning model's reasoning when none is scripted
+    reasoning_parser: bool = False  # an open model's server splits its reasoning out (vLLM, SGLang)
+    thinking_tokens_reported: bool = False   # Anthropic usage.output_tokens_details
 
     def __post_init__(self):
         self._lock = threading.Lock()
@@ -188,30 +213,130 @@ class FakeAPI:
             text = ""
         elif self.reply is not None:
             text = self.reply(payload, prompt) or text
-        usage_in, usage_out = max(1, len(prompt.split())), len(text.split())
+        refused = self._refuse_parameters(anthropic, payload)
+        if refused is not None:
+            return await self._send(writer, 400, refused)
+        usage_in = max(1, len(prompt.split()))
         if anthropic:
-            msg = {"id": "msg_fake", "type": "message", "role": "assistant",
-                   "model": self.served_model or payload.get("model"),
-                   "content": [] if fault in ("empty", "blank", "blank_length") else [
-                       {"type": "text", "text": text}],
-                   "stop_reason": {"refuse": "refusal", "blank_length": "max_tokens"}.get(
-                       fault, "end_turn"),
-                   "stop_sequence": None,
-                   "usage": {"input_tokens": usage_in, "output_tokens": usage_out}}
-            if fault == "empty":
-                msg.pop("content")
+            msg = self._anthropic_message(payload, fault, text, usage_in)
         else:
-            message = {"role": "assistant", "content": text}
-            if fault == "refuse":
-                message = {"role": "assistant", "content": None, "refusal": "I can't help."}
-            msg = {"id": "chatcmpl-fake", "object": "chat.completion", "created": int(time.time()),
-                   "model": self.served_model or payload.get("model"),
-                   "choices": [] if fault == "empty" else [
-                       {"index": 0, "message": message,
-                        "finish_reason": "length" if fault == "blank_length" else "stop"}],
-                   "usage": {"prompt_tokens": usage_in, "completion_tokens": usage_out,
-                             "total_tokens": usage_in + usage_out}}
+            msg = self._openai_completion(payload, fault, text, usage_in)
         return await self._send(writer, 200, json.dumps(msg).encode())
+
+    # -- replies --------------------------------------------------------------------------
+    def _refuse_parameters(self, anthropic: bool, payload: dict) -> bytes | None:
+        """The 400 body a service gives a request its model does not take, or None."""
+        temperature = payload.get("temperature")
+        if anthropic:
+            thinking = payload.get("thinking")
+            if not thinking or thinking.get("type") != "enabled":
+                return None
+            budget = thinking.get("budget_tokens", 0)
+            if budget < 1024:
+                return _error(True, "invalid_request_error", "thinking.enabled.budget_tokens: "
+                              "Input should be greater than or equal to 1024")
+            if payload.get("max_tokens", 0) <= budget:
+                return _error(True, "invalid_request_error",
+                              "`max_tokens` must be greater than `thinking.budget_tokens`. "
+                              "Please consult our documentation at https://docs.claude.com/en/"
+                              "docs/build-with-claude/extended-thinking#max-tokens-and-context-"
+                              "window-size")
+            if temperature is not None and temperature != 1:
+                return _error(True, "invalid_request_error",
+                              "`temperature` may only be set to 1 when thinking is enabled. "
+                              "Please consult our documentation at https://docs.claude.com/en/"
+                              "docs/build-with-claude/extended-thinking#feature-compatibility")
+            return None
+        effort = payload.get("reasoning_effort")
+        if payload.get("model") not in self.reasoning_models:
+            if effort is not None:
+                return _openai_error("Unsupported parameter: 'reasoning_effort' is not "
+                                     "supported with this model.", "reasoning_effort",
+                                     "unsupported_parameter")
+            return None
+        if "max_tokens" in payload:
+            return _openai_error("Unsupported parameter: 'max_tokens' is not supported with "
+                                 "this model. Use 'max_completion_tokens' instead.",
+                                 "max_tokens", "unsupported_parameter")
+        if temperature is not None and temperature != 1:
+            return _openai_error(f"Unsupported value: 'temperature' does not support "
+                                 f"{temperature:g} with this model. Only the default (1) value "
+                                 "is supported.", "temperature", "unsupported_value")
+        efforts = (("minimal", "low", "medium", "high") if payload["model"].startswith("gpt-5")
+                   else ("low", "medium", "high"))
+        if effort is not None and effort not in efforts:
+            return _openai_error(f"Unsupported value: 'reasoning_effort' does not support "
+                                 f"'{effort}' with this model. Supported values are: "
+                                 + ", ".join(f"'{e}'" for e in efforts[:-1])
+                                 + f", and '{efforts[-1]}'.", "reasoning_effort",
+                                 "unsupported_value")
+        return None
+
+    def _openai_completion(self, payload: dict, fault: str | None, text: str,
+                           usage_in: int) -> dict:
+        cap = payload.get("max_completion_tokens", payload.get("max_tokens"))
+        thought, answer = split_think(text)
+        message: dict[str, Any] = {"role": "assistant"}
+        details = None
+        if payload.get("model") in self.reasoning_models:      # reasoning hidden, counted
+            thought = thought if thought is not None else " ".join(["hmm"] * self.reasoning_words)
+            (r, a), cut = generate([words(thought), words(answer)], cap)
+            message["content"] = "".join(a)
+            details = {"reasoning_tokens": len(r)}
+            used = len(r) + len(a)
+        elif thought is not None and self.reasoning_parser:
+            (r, a), cut = generate([words(thought), words(answer)], cap)
+            message["reasoning_content"] = "".join(r).strip()
+            message["content"] = "".join(a) if a or not cut else None
+            used = len(r) + len(a)
+        else:
+            (t,), cut = generate([words(text)], cap)
+            message["content"] = "".join(t)
+            used = len(t)
+        if fault == "refuse":
+            message = {"role": "assistant", "content": None, "refusal": "I can't help."}
+        usage = {"prompt_tokens": usage_in, "completion_tokens": used,
+                 "total_tokens": usage_in + used}
+        if details is not None:
+            usage["completion_tokens_details"] = details
+        return {"id": "chatcmpl-fake", "object": "chat.completion", "created": int(time.time()),
+                "model": self.served_model or payload.get("model"),
+                "choices": [] if fault == "empty" else [
+                    {"index": 0, "message": message,
+                     "finish_reason": "length" if fault == "blank_length" or cut else "stop"}],
+                "usage": usage}
+
+    def _anthropic_message(self, payload: dict, fault: str | None, text: str,
+                           usage_in: int) -> dict:
+        thought, answer = split_think(text)
+        thinking = (payload.get("thinking") or {}).get("type") == "enabled"
+        blocks: list[dict[str, Any]] = []
+        if thinking:
+            thought = thought if thought is not None else " ".join(["hmm"] * self.reasoning_words)
+            (r, a), cut = generate([words(thought), words(answer)], payload.get("max_tokens"))
+            blocks.append({"type": "thinking", "thinking": "".join(r).strip(),
+                           "signature": "EqQBCgIYAhIM" + "x" * 24})
+            if a:
+                blocks.append({"type": "text", "text": "".join(a)})
+        else:
+            (a,), cut = generate([words(answer)], payload.get("max_tokens"))
+            r = []
+            blocks.append({"type": "text", "text": "".join(a)})
+        if fault in ("empty", "blank", "blank_length"):
+            blocks = []
+        usage: dict[str, Any] = {"input_tokens": usage_in, "output_tokens": len(r) + len(a)}
+        if thinking and self.thinking_tokens_reported:
+            usage["output_tokens_details"] = {"thinking_tokens": len(r)}
+        msg = {"id": "msg_fake", "type": "message", "role": "assistant",
+               "model": self.served_model or payload.get("model"), "content": blocks,
+               "stop_reason": "refusal" if fault == "refuse" else
+               "max_tokens" if fault == "blank_length" or cut else "end_turn",
+               "stop_sequence": None, "usage": usage}
+        if fault == "refuse":
+            msg["content"] = [{"type": "text", "text": text}]
+        if fault == "empty":
+            msg.pop("content")
+        return msg
 
     def _next_fault(self, prompt: str) -> str | None:
         with self._lock:
@@ -234,6 +359,42 @@ class FakeAPI:
         writer.write(("\r\n".join(head) + "\r\n\r\n").encode() + body)
         await writer.drain()
         return True
+
+
+# The OpenAI reasoning models the service knows (its documentation, 2025): they refuse
+# max_tokens and any temperature but 1.
+OPENAI_REASONING = frozenset({"o1", "o3", "o3-mini", "o4-mini", "gpt-5", "gpt-5-mini",
+                              "gpt-5-nano"})
+
+
+def split_think(text: str) -> tuple[str | None, str]:
+    """A scripted reply's (reasoning, answer): `<think>R</think>A` -> (R, A); else (None, text)."""
+    stripped = text.lstrip()
+    if not stripped.startswith("<think>"):
+        return None, text
+    thought, _, answer = stripped[len("<think>"):].partition("</think>")
+    return thought, answer
+
+
+def words(text: str) -> list[str]:
+    """The fake's tokens: each word with the whitespace before it."""
+    return re.findall(r"\s*\S+", text)
+
+
+def generate(parts: list[list[str]], cap: int | None) -> tuple[list[list[str]], bool]:
+    """`parts` generated in order until `cap` tokens: what was generated of each, and whether
+    the cap cut it."""
+    left = cap if cap is not None else sum(map(len, parts))
+    out = []
+    for part in parts:
+        out.append(part[:max(0, left)])
+        left -= len(part)
+    return out, left < 0
+
+
+def _openai_error(message: str, param: str, code: str) -> bytes:
+    return json.dumps({"error": {"message": message, "type": "invalid_request_error",
+                                 "param": param, "code": code}}).encode()
 
 
 def _error(anthropic: bool, kind: str, message: str) -> bytes:

@@ -156,15 +156,19 @@ class WeMathComparison(Comparison):
                 f"{pct(ours.get('strict'))} / {pct(ours.get('loose'))}), IK "
                 f"{pct(strict['ik_rate'])}, IG {pct(strict['ig_rate'])}, CM "
                 f"{pct(strict['cm_rate'])} strict (view wemath_four_dimensional_n525)")
-        (left_out, with_failed, failed_questions), = store.query(
-            "SELECT count(*), count(*) FILTER (n_failed > 0), coalesce(sum(n_failed), 0) "
+        (left_out, with_failed, failed_questions, with_cut, cut_questions), = store.query(
+            "SELECT count(*), count(*) FILTER (n_failed > 0), coalesce(sum(n_failed), 0), "
+            "count(*) FILTER (n_truncated > 0 AND n_failed = 0), coalesce(sum(n_truncated), 0) "
             "FROM wemath_problem_coverage WHERE run_id = ? AND NOT complete", [run["run_id"]])
         if left_out:
+            cut = (f"{with_cut} with an answer cut at the token cap ({int(cut_questions)} "
+                   "question(s), truncated; a larger --max-tokens re-asks them), "
+                   if cut_questions else "")
             out.append(
                 f"{left_out} problem(s) left out of every figure (N, S1-S3, categories, concepts) "
                 f"because a question has no answer: {with_failed} with a failed call "
                 f"({int(failed_questions)} question(s), infra_failed; --retry-failed re-asks "
-                f"them), {left_out - with_failed} not fully asked yet")
+                f"them), {cut}{left_out - with_failed - with_cut} not fully asked yet")
         return out
 
     def glossary(self, store: Store) -> list[tuple[str, str]]:
