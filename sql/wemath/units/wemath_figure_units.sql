@@ -12,34 +12,29 @@
 --   cell  the figure's cell: ik, ig, cm.strict, cm.loose, rm.strict, rm.loose (RM / N),
 --         rm_rate.strict, rm_rate.loose (RM / (RM + CM)), score.strict, score.loose
 --         (alpha 0, beta 0.5: IG counts half, CM whole), s1, s2, s3, concept:<leaf>.
--- For a set of runs
+-- The problems' cells come from their dimensions (wemath_problem_dimensions), the questions'
+-- from the questions of complete problems (wemath_item_verdicts). For a set of runs
 -- (sql/core/current/responses_of.sql: `runs` names run_data or live_run_spans; a run whose span
 -- is empty there is stored, not live).
 CREATE OR REPLACE MACRO wemath_figure_units_of(runs) AS TABLE
 WITH problems AS (
-    SELECT run_id, grader, problem_id,
-           (NOT all_subs AND NOT multi)::DOUBLE        AS ik,
-           (all_subs AND NOT multi)::DOUBLE            AS ig,
-           (all_subs AND multi)::DOUBLE                AS cm_strict,
-           (any_subs AND multi)::DOUBLE                AS cm_loose,
-           (NOT all_subs AND multi)::DOUBLE            AS rm_strict,
-           (NOT any_subs AND multi)::DOUBLE            AS rm_loose,
-           multi::DOUBLE                               AS multi
-    FROM wemath_problem_verdicts_of(runs)
-    WHERE complete
-), problem_cells AS (
+    SELECT run_id, grader, problem_id, rule,
+           (dimension = 'IK')::DOUBLE                  AS ik,
+           (dimension = 'IG')::DOUBLE                  AS ig,
+           (dimension = 'CM')::DOUBLE                  AS cm,
+           (dimension = 'RM')::DOUBLE                  AS rm,
+           -- RM + CM = the problems whose composite question is right, under both rules
+           (dimension IN ('CM', 'RM'))::DOUBLE         AS multi
+    FROM wemath_problem_dimensions_of(runs)
+), problem_cells AS (     -- ik and ig are the same under both rules: the strict row's
     SELECT run_id, grader, problem_id AS unit, problem_id AS item,
-           unnest([{'cell': 'ik',             'num': ik,                   'den': 1.0::DOUBLE},
-                   {'cell': 'ig',             'num': ig,                   'den': 1.0::DOUBLE},
-                   {'cell': 'cm.strict',      'num': cm_strict,            'den': 1.0::DOUBLE},
-                   {'cell': 'cm.loose',       'num': cm_loose,             'den': 1.0::DOUBLE},
-                   {'cell': 'rm.strict',      'num': rm_strict,            'den': 1.0::DOUBLE},
-                   {'cell': 'rm.loose',       'num': rm_loose,             'den': 1.0::DOUBLE},
-                   -- RM + CM = the problems whose composite question is right, under both rules
-                   {'cell': 'rm_rate.strict', 'num': rm_strict,            'den': multi},
-                   {'cell': 'rm_rate.loose',  'num': rm_loose,             'den': multi},
-                   {'cell': 'score.strict',   'num': 0.5 * ig + cm_strict, 'den': 1.0::DOUBLE},
-                   {'cell': 'score.loose',    'num': 0.5 * ig + cm_loose,  'den': 1.0::DOUBLE}],
+           unnest(CASE WHEN rule = 'strict'
+                       THEN [{'cell': 'ik', 'num': ik, 'den': 1.0::DOUBLE},
+                             {'cell': 'ig', 'num': ig, 'den': 1.0::DOUBLE}] ELSE [] END
+                  || [{'cell': 'cm.' || rule,      'num': cm,            'den': 1.0::DOUBLE},
+                      {'cell': 'rm.' || rule,      'num': rm,            'den': 1.0::DOUBLE},
+                      {'cell': 'rm_rate.' || rule, 'num': rm,            'den': multi},
+                      {'cell': 'score.' || rule,   'num': 0.5 * ig + cm, 'den': 1.0::DOUBLE}],
                   recursive := true)
     FROM problems
 ), question_cells AS (
