@@ -11,7 +11,7 @@ accuracy (contamination, classification), reference tables its views join agains
 request carries, its `figures` declared once (mathprobe.figures: the tables, plots and notes every
 report draws, with their CIs) as data (`Figures`) or by methods (a `Comparison`). Its SQL views
 are files it names in `sql_files()`: the store applies the core layer first, then every
-benchmark's files, in a defined order.
+benchmark's files, each after the files creating what it mentions.
 """
 from __future__ import annotations
 
@@ -241,10 +241,12 @@ class Benchmark(ABC):
         return {}
 
     def sql_files(self) -> list[Path]:
-        """Its SQL (tables, views, macros), applied in this order after the core layer. The
-        default: the repository's `sql/<name>/*.sql` (mathprobe's own benchmarks); a benchmark
-        installed from elsewhere names the files it ships."""
-        return sorted((SQL_DIR / self.name).glob("*.sql"))
+        """Its SQL (tables, views, macros: one object to a file, named after it), applied after
+        the core layer, each file after those creating what it mentions (in this order where
+        nothing decides: mathprobe/store/sql_order.py). The default: every `*.sql` under the
+        repository's `sql/<name>/` (mathprobe's own benchmarks); a benchmark installed from
+        elsewhere names the files it ships."""
+        return sorted((SQL_DIR / self.name).rglob("*.sql"))
 
     # -- asking -------------------------------------------------------------------------------
     @abstractmethod

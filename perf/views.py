@@ -24,11 +24,14 @@ all runs; the live all-runs time is also compared with --compare-ref's.
 from __future__ import annotations
 
 import argparse
+import io
 import json
+import os
 import shutil
 import statistics
 import subprocess
 import sys
+import tarfile
 import tempfile
 import time
 from pathlib import Path
@@ -249,28 +252,36 @@ def authors_per_run(data_dir: Path, runs: int, repeat: int) -> float:
 
 
 # -- another version of the SQL, compared row for row --------------------------------------------
+# The ref's own code applies the ref's SQL (its files, its order, its comments), run from a copy
+# of the ref's tree: a ref whose SQL lies in other files than this checkout's is compared too.
+APPLY_REF = """
+import json, sys
+import duckdb
+from mathprobe.store.sql import apply, sql_files
+con = duckdb.connect(sys.argv[1])
+apply(con, sql_files())
+con.execute("DELETE FROM store_meta WHERE key = 'sql_layer'")   # not this checkout's
+print(json.dumps([v for (v,) in con.execute(
+    "SELECT view_name FROM duckdb_views() WHERE NOT internal").fetchall()]))
+"""
+
+
 def apply_ref_sql(db: Path | None, ref: str) -> list[str]:
-    """Apply the SQL files of git `ref` (the same files this checkout applies, their stored
+    """Apply the SQL of git `ref` (its files, applied by its own mathprobe.store.sql, its stored
     figures written out) to `db` (None: a new empty database); returns the views `ref`
     defines."""
-    from mathprobe.store.sql import sql_files
-    from mathprobe.store.stored_sql import expand
-
-    con = duckdb.connect(str(db) if db else ":memory:")
-    try:
-        texts = []
-        for f in sql_files():
-            rel = f.resolve().relative_to(REPO)
-            text = subprocess.run(["git", "show", f"{ref}:{rel}"], cwd=REPO, capture_output=True,
-                                  text=True)
-            if text.returncode == 0:
-                texts.append(text.stdout)
-        for text in expand(texts):
-            con.execute(text)
-        con.execute("DELETE FROM store_meta WHERE key = 'sql_layer'")   # not this checkout's
-        return list(views(con)) if db is None else []
-    finally:
-        con.close()
+    with tempfile.TemporaryDirectory() as tmp:
+        tree = Path(tmp) / "ref"
+        archive = subprocess.run(["git", "archive", ref], cwd=REPO, capture_output=True,
+                                 check=True).stdout
+        with tarfile.open(fileobj=io.BytesIO(archive)) as tar:
+            tar.extractall(tree, filter="tar")
+        env = {**os.environ, "PYTHONPATH": str(tree)}
+        done = subprocess.run([sys.executable, "-c", APPLY_REF, str(db) if db else ":memory:"],
+                              cwd=tree, env=env, capture_output=True, text=True)
+        if done.returncode != 0:
+            raise SystemExit(f"applying {ref}'s SQL failed:\n{done.stderr[-3000:]}")
+        return json.loads(done.stdout)
 
 
 def fingerprints(db: Path, names: list[str]) -> dict[str, tuple]:

@@ -92,7 +92,8 @@ def installed(tmp_path_factory) -> Installed:
 def test_the_wheel_holds_one_import_root_and_its_data(installed):
     names = zipfile.ZipFile(installed.wheel).namelist()
     assert {n.split("/")[0] for n in names} == {"mathprobe", "mathprobe-0.1.0.dist-info"}
-    for data in ("mathprobe/sql/schema.sql", "mathprobe/sql/wemath/20_views.sql",
+    for data in ("mathprobe/sql/core/tables/runs.sql",
+                 "mathprobe/sql/wemath/figures/wemath_four_dimensional.sql",
                  "mathprobe/triton_models/lmm_generate/config.pbtxt",
                  "mathprobe/triton_models/lmm_generate/1/model.py",
                  "mathprobe/reports/templates/report.html.j2",

@@ -53,6 +53,8 @@ from mathprobe.errors import MathprobeError
 from mathprobe.store import run_data
 from mathprobe.store.errors import offline_connect
 from mathprobe.store.location import Location
+from mathprobe.store.sql import write_comments
+from mathprobe.store.sql_order import without_comments
 
 T = TypeVar("T")
 
@@ -175,19 +177,11 @@ _CREATE_VIEW = re.compile(r"^\s*CREATE\s+(?:OR\s+REPLACE\s+)?VIEW\s+(\w+)", re.I
 _COMMENT_COLUMN = re.compile(r"^\s*COMMENT\s+ON\s+COLUMN\s+(\w+)\.", re.I)
 
 
-_STRING_OR_COMMENT = re.compile(r"'(?:[^']|'')*'|--[^\n]*")
-
-
-def _without_comments(sql: str) -> str:
-    """`sql` without its -- comments (string literals kept as they are)."""
-    return _STRING_OR_COMMENT.sub(lambda m: m.group() if m.group().startswith("'") else "", sql)
-
-
 def adapt_ddl(statement: str) -> str | None:
     """The statement as DuckLake accepts it, same meaning for the views: no sequences (ids come
     from `lake_writes`), no key constraints (the store's writes keep keys unique), no
     `DEFAULT nextval(...)` (ids are always given). Other statements pass unchanged."""
-    body = _without_comments(statement)
+    body = without_comments(statement)
     if _SEQUENCE.match(body):
         return None
     if _CREATE_TABLE.match(body):
@@ -205,7 +199,7 @@ def statements(sql_texts: Sequence[str]) -> list[str]:
     out, views = [], set()
     for text in sql_texts:
         for st in duckdb.extract_statements(text):
-            body = _without_comments(st.query)
+            body = without_comments(st.query)
             if m := _CREATE_VIEW.match(body):
                 views.add(m.group(1).lower())
             if (m := _COMMENT_COLUMN.match(body)) and m.group(1).lower() in views:
@@ -311,6 +305,7 @@ def apply_schema(con: duckdb.DuckDBPyConnection, loc: Location,
             take_token(con)
             for st in statements(sql_texts):
                 con.execute(st)
+            write_comments(con, sql_texts, view_columns=False)   # the shared column docs too
             run_data.refresh(con)      # spans and stored figures by this SQL (migrates a lake)
             con.execute("UPDATE lake_writes SET schema_fingerprint = ?", [wanted])
             con.execute("COMMIT")

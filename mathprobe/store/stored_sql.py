@@ -20,8 +20,10 @@ store applies texts, not files) writes it out as
     `myfigure_of('live_run_spans')`;
   * `COMMENT ON TABLE myfigure_stored` (a fixed sentence naming the view) and, for each column,
     a copy of the view column's comment, wherever in the layer it is written; the comments go
-    at the end of the text holding the view's last comment (a comments file is applied after
-    the views, the stored table's comments with it).
+    at the end of the text holding the view's last comment (the view's own file; the store
+    writes every comment after every definition, mathprobe/store/sql.py). A column the view's
+    files leave to the shared descriptions (`column_docs()`, run_id, grader) gets the same one
+    on both.
 """
 from __future__ import annotations
 
@@ -32,8 +34,17 @@ from mathprobe.store.run_data import STORED_SUFFIX
 
 # the directive: alone on its line
 DIRECTIVE_RE = re.compile(r"^--[ \t]*@stored[ \t]+(\w+)[ \t]*$", re.M)
-# `COMMENT ON ... IS '...';` statements (sql/*/90_comments.sql and inline)
-COMMENT_RE = re.compile(r"COMMENT ON (TABLE|VIEW|COLUMN) ([\w.]+) IS\s+'([^']*(?:''[^']*)*)'\s*;")
+# `COMMENT ON ... IS <literal>;` statements, the literal '...' or dollar-quoted $$...$$ (the
+# store's files: no quote inside doubled)
+COMMENT_RE = re.compile(r"COMMENT ON (TABLE|VIEW|COLUMN) ([\w.]+) IS\s+('(?:[^']|'')*'|\$\$.*?\$\$)\s*;",
+                        re.S)
+
+
+def comment_text(literal: str) -> str:
+    """The text of a comment's literal (COMMENT_RE's third group)."""
+    if literal.startswith("$$"):
+        return literal[2:-2]
+    return literal[1:-1].replace("''", "'")
 
 
 def stored_views(texts: Sequence[str]) -> list[str]:
@@ -70,15 +81,17 @@ def expand(texts: Sequence[str]) -> list[str]:
         return list(texts)
     columns: dict[str, list[str]] = {view: [] for view in home}
     for i, text in enumerate(texts):
+        if not any(view in text for view in home):
+            continue                     # (most texts: no stored view's comment to read)
         for m in COMMENT_RE.finditer(text):
-            kind, name, value = m.groups()
+            kind, name, literal = m.groups()
             view, _, column = name.partition(".")
             if view not in home or kind == "TABLE":
                 continue
             home[view] = max(home[view], i)
             if kind == "COLUMN":
                 columns[view].append(f"COMMENT ON COLUMN {view}{STORED_SUFFIX}.{column} "
-                                     f"IS '{value}';")
+                                     f"IS {literal};")
     out = [DIRECTIVE_RE.sub(lambda m: ddl(m.group(1)), text) if "@stored" in text else text
            for text in texts]
     for view, i in home.items():

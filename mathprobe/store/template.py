@@ -44,8 +44,8 @@ def cache_dir() -> Path:
 
 
 # the code that applies the SQL: a change to it builds a new template too
-BUILDERS = [Path(__file__).with_name(n) for n in ("duckdb_store.py", "sql.py", "stored_sql.py",
-                                                  "template.py", "run_data.py")]
+BUILDERS = [Path(__file__).with_name(n) for n in ("duckdb_store.py", "sql.py", "sql_order.py",
+                                                  "stored_sql.py", "template.py", "run_data.py")]
 
 
 def template_path(digest: str) -> Path:

@@ -74,10 +74,10 @@ def test_a_template_of_another_sql_version_is_not_used(tmp_path, monkeypatch):
     monkeypatch.setenv("MATHPROBE_CACHE_DIR", str(cache))
     older = tmp_path / "older-sql"
     shutil.copytree(store_sql.SQL_DIR, older)
-    schema = older / "schema.sql"
-    current = "'Facts about the store file itself:"
+    schema = older / "core" / "tables" / "store_meta.sql"
+    current = "Facts about the store file itself:"
     assert current in schema.read_text()
-    schema.write_text(schema.read_text().replace(current, "'Facts of an older version:"))
+    schema.write_text(schema.read_text().replace(current, "Facts of an older version:"))
     monkeypatch.setattr(store_sql, "SQL_DIR", older)
     Store(tmp_path / "old.duckdb").close()
     old_template = templates(cache)

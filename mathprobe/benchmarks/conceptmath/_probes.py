@@ -16,7 +16,7 @@ Each probe is a `mathprobe.contract.Probe`: a run of its own in the store (setti
 `contamination-rouge`, `contamination-mink` or `classify`) whose requests go through the same
 pipeline as model calls (`mathprobe.runs.probing`). Rouge-L and reciprocal ranks are computed here
 per item into `probe_scores`; MIN-K% is computed from `token_logprobs` by a view; the figures
-per system and concept are views (`sql/conceptmath/20_probes.sql`).
+per system and concept are views (`sql/conceptmath/probes/`).
 """
 from __future__ import annotations
 

@@ -3,8 +3,8 @@ Markdown artifact, the HTML report): the paper's Table 2 (one row per model, sys
 settings, and their average), accuracy per system, concept accuracy at the three levels with the
 unmastered concepts marked, the contamination (Table 3) and classification figures of probe
 runs, and the notes on a run (its grader, the graders' disagreement, its unmastered concepts).
-Figures come from the view `conceptmath_figure_units` (sql/conceptmath/30_compare.sql),
-resampled by problem."""
+Figures come from the view `conceptmath_figure_units`
+(sql/conceptmath/units/conceptmath_figure_units.sql), resampled by problem."""
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence

@@ -3,7 +3,8 @@ Markdown artifact, the HTML report): the paper's Table 2 (Score, IK, IG, CM, RM 
 and loose rules) and Table 1 (S1-S3 and the 12 categories) in the paper's one-row layout, the 67
 leaf concepts, the KCA-vs-plain transition matrix (Fig. 10), the plots of the HTML report, and
 the notes on a run (problems left out, what the tools that divide by 525 print). Figures come
-from the view `wemath_figure_units` (sql/wemath/30_compare.sql), resampled by whole problems."""
+from the view `wemath_figure_units` (sql/wemath/units/wemath_figure_units.sql), resampled by
+whole problems."""
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence

@@ -4,8 +4,9 @@ accuracies, the visual subjects, knowledge-point mastery SSR@alpha, per-point ac
 named apart, the authors' (their statics_acc.py: per question type, visual subject and grade
 right / (count + 1), printed to one decimal; their SSR over one knowledge point per question),
 and the notes on a run (how many answers its grader decided, how the two sets differ). Figures
-come from the view `cmmath_figure_units` (sql/cmmath/60_compare.sql), resampled by question; an
-undecided answer counts as not right, as in the views. The plots are in `figures.plots`."""
+come from the view `cmmath_figure_units` (sql/cmmath/units/cmmath_figure_units.sql), resampled
+by question; an undecided answer counts as not right, as in the views. The plots are in
+`figures.plots`."""
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence

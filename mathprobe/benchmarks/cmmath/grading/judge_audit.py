@@ -1,7 +1,7 @@
 """The judge audit: a grader's agreement with GPT-4's verdicts on the authors' GradeGPT
 judgment sample (`gradegpt_judgments_sample.jsonl`): the reader of the sample, the rule stage's
 verdicts on it, a judge backend's (through the same pipeline as model calls) and the cascade's.
-The figures are the `judge_agreement` view (`sql/cmmath/`).
+The figures are the `judge_agreement` view (`sql/cmmath/judge_audit/`).
 """
 from __future__ import annotations
 

@@ -118,7 +118,7 @@ def load_system(data_dir: Path, system: str) -> list[Item]:
 
 def reference_tables(dataset: Dataset) -> dict[str, dict[str, tuple[str, list]]]:
     """The table the views join against: each problem's system and concept levels as columns
-    (sql/conceptmath/05_items.sql), so no view reads the JSON payloads."""
+    (sql/conceptmath/tables/conceptmath_items.sql), so no view reads the JSON payloads."""
     its = dataset.items
     return {"conceptmath_items": {
         "item_id": ("VARCHAR", [i.item_id for i in its]),
