@@ -84,28 +84,54 @@ def _labeller(store: Store, tax: ErrorTaxonomy, run_id: str, grader: str, labele
              for k, r in enumerate(rows)]
     lrun = label_run_id(run_id, labeler)
     facts = store.card_facts(lrun) or {}
-    failed = store.query("SELECT count(*) FILTER (status = 'label_failed'), count(*) FILTER "
-                         "(status = 'infra_failed'), coalesce(sum(input_tokens), 0), "
-                         "coalesce(sum(output_tokens), 0), coalesce(sum(cost_usd), 0) "
-                         "FROM current_responses WHERE run_id = ?",
-                         [lrun])[0]
+    spent = store.query("SELECT coalesce(sum(input_tokens), 0), coalesce(sum(output_tokens), 0), "
+                        "coalesce(sum(cost_usd), 0) FROM current_responses WHERE run_id = ?",
+                        [lrun])[0]
+    why = unlabelled(store, run_id, grader, labeler)
     coverage = []
     if n_labelled < n_wrong:
-        why = (f"a seeded stratified sample (--sample {facts['sample']})"
-               if facts.get("sample") else "not every wrong answer is labelled")
+        reasons = [f"{n} {text}" for key, text in UNLABELLED.items() if (n := why[key])]
+        left = n_wrong - n_labelled - sum(why[k] for k in UNLABELLED)
+        if left:
+            reasons.append(f"{left} " + (f"outside the seeded stratified sample (--sample "
+                                         f"{facts['sample']})" if facts.get("sample")
+                                         else "not labelled by it"))
         coverage.append(f"run {run_id}, {labeler}: labels cover {n_labelled} of its {n_wrong} "
-                        f"wrong answers ({why}); the shares are over the labelled ones")
-    if failed[0] or failed[1]:
-        coverage.append(f"run {run_id}, {labeler}: {failed[0]} replies without a readable "
-                        f"error type (label_failed) and {failed[1]} failed calls have no label; "
-                        "mathprobe errors --retry-failed asks them again")
+                        f"wrong answers (" + "; ".join(reasons) + "); the shares are over the "
+                        "labelled ones" + ("; --retry-failed asks the label_failed and failed "
+                                           "calls again" if why["label_failed"] or
+                                           why["infra_failed"] else ""))
     return {"run_id": run_id, "grader": grader, "labeler": labeler, "source": source,
             "n_wrong": n_wrong, "n_labelled": n_labelled, "sample": facts.get("sample"),
-            "label_failed": failed[0], "infra_failed": failed[1],
-            "input_tokens": int(failed[2]), "output_tokens": int(failed[3]),
-            "cost_usd": float(failed[4]), "types": types,
+            "unlabelled": why, "input_tokens": int(spent[0]), "output_tokens": int(spent[1]),
+            "cost_usd": float(spent[2]), "types": types,
             "figures": [_figure(store, f, run_id, grader, labeler, tax) for f in tax.figures],
             "coverage_notes": coverage}
+
+
+# why a wrong answer has no label of a labeller (besides a sample that left it out)
+UNLABELLED = {"label_failed": "label_failed (no readable error type in the reply)",
+              "infra_failed": "failed calls", "no_attempt": "refusals or empty answers "
+              "(the taxonomy has no type for them)", "missing": "without a response"}
+
+
+def unlabelled(store: Store, run_id: str, grader: str, labeler: str) -> dict[str, int]:
+    """The run's wrong answers under `grader` that `labeler` gave no label, by reason."""
+    (label_failed, infra, no_attempt, missing), = store.query("""
+        SELECT count(*) FILTER (lr.status = 'label_failed'),
+               count(*) FILTER (lr.status = 'infra_failed'),
+               count(*) FILTER (c.status = 'refused'
+                                OR (c.status = 'ok' AND trim(coalesce(c.response, '')) = '')),
+               count(*) FILTER (c.status = 'missing')
+        FROM item_verdicts v
+        JOIN current_responses c ON c.response_id = v.response_id
+        LEFT JOIN error_labels_current l
+          ON l.run_id = v.run_id AND l.item_id = v.item_id AND l.labeler = ?
+        LEFT JOIN current_responses lr ON lr.run_id = ? AND lr.item_id = v.item_id
+        WHERE v.run_id = ? AND v.grader = ? AND NOT v.correct AND l.item_id IS NULL""",
+        [labeler, label_run_id(run_id, labeler), run_id, grader])
+    return {"label_failed": label_failed, "infra_failed": infra, "no_attempt": no_attempt,
+            "missing": missing}
 
 
 def _figure(store: Store, fig: ErrorFigure, run_id: str, grader: str, labeler: str,

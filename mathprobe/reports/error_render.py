@@ -16,7 +16,7 @@ from mathprobe.reports.format import fmt_interval, fmt_p, fmt_value
 TERMINAL_ROWS = 15         # rows of a listing or matrix on the terminal (all of them: --json)
 
 
-def _cell(value: Any, width: int = 80) -> str:
+def cell(value: Any, width: int = 80) -> str:
     if value is None:
         return "-"
     if isinstance(value, float):
@@ -68,7 +68,7 @@ def _figure(f: dict[str, Any]) -> Any:
         for name in f["types"]:
             t.add_column(name, justify="right")
         for r in sorted(rows, key=lambda r: -sum(r["counts"].values()))[:TERMINAL_ROWS]:
-            t.add_row(_cell(r["label"], 50), *(str(r["counts"][n]) for n in f["types"]))
+            t.add_row(cell(r["label"], 50), *(str(r["counts"][n]) for n in f["types"]))
         return t
     t = Table(title=f"{f['title']}" + (f" (first {TERMINAL_ROWS} of {len(f['rows'])})"
                                         if len(f["rows"]) > TERMINAL_ROWS else ""),
@@ -76,7 +76,7 @@ def _figure(f: dict[str, Any]) -> Any:
     for _, heading in f["columns"]:
         t.add_column(heading, overflow="fold")
     for row in f["rows"][:TERMINAL_ROWS]:
-        t.add_row(*(_cell(v, 60) for v in row))
+        t.add_row(*(cell(v, 60) for v in row))
     return t
 
 
@@ -126,8 +126,56 @@ def test_line(test: dict[str, Any]) -> str:
             f"{' *' if test.get('significant') else ''}; per type: {per}")
 
 
+def side_by_side(errors: dict[str, Any] | None, labels: dict[str, str]) -> list[Any]:
+    """`compare`: per labeller, the runs' distributions side by side (a column per run: share
+    [95% interval] count), then each run's test against the first."""
+    if not errors:
+        return []
+    out: list[Any] = []
+    for labeler in dict.fromkeys(x["labeler"] for x in errors["labelled"]):
+        runs = [x for x in errors["labelled"] if x["labeler"] == labeler]
+        t = Table(title=f"{errors['title']}, labelled by {who(runs[0])}: share of the labelled "
+                        "wrong answers (%), [95% Wilson interval], count",
+                  title_justify="left", caption=f"types and definitions: {errors['source']}",
+                  caption_justify="left")
+        t.add_column("error type")
+        for x in runs:
+            t.add_column(f"{labels.get(x['run_id'], x['run_id'])} (n={x['n_labelled']})",
+                         justify="right")
+        for k, e in enumerate(runs[0]["types"]):
+            t.add_row(e["error_type"], *(
+                f"{fmt_value(x['types'][k]['share'])} {fmt_interval(x['types'][k]['ci_low'], x['types'][k]['ci_high'], digits=1)} "
+                f"{x['types'][k]['n']}" for x in runs))
+        out.append(t)
+        out += [Text(test_line(test)) for test in errors.get("tests", [])
+                if test["labeler"] == labeler]
+    out.append(Text(f"error types: Fisher's exact test of the two runs' type counts (Monte Carlo "
+                    f"p-value for more than two types), per type a 2 x 2 Fisher test with "
+                    f"Benjamini-Hochberg adjusted p (*: < 0.05); tested only where both runs "
+                    f"have at least {errors['min_n']} labelled errors", style="dim"))
+    out += [Text(note, style="yellow") for note in errors["notes"]]
+    return out
+
+
+def long_rows(errors: dict[str, Any] | None, runs: dict[str, dict[str, Any]]) -> list[dict[str, Any]]:
+    """`compare --csv`: one row per run, labeller and error type (kind 'error_type': its
+    share with the Wilson interval, n = labelled wrong answers, count = answers of the type)."""
+    if not errors:
+        return []
+    out = []
+    for x in errors["labelled"]:
+        r = runs.get(x["run_id"], {})
+        out += [{"kind": "error_type", "benchmark": errors["benchmark"],
+                 "table": f"errors:{x['labeler']}", "figure": e["error_type"],
+                 "label": e["error_type"], "run_id": x["run_id"], "model": r.get("model"),
+                 "setting": r.get("setting"), "grader": x["grader"], "value": e["share"],
+                 "ci_low": e["ci_low"], "ci_high": e["ci_high"], "n": x["n_labelled"],
+                 "count": e["n"], "ci_method": e["ci_method"]} for e in x["types"]]
+    return out
+
+
 def _md(text: Any) -> str:
-    return _cell(text, 200).replace("|", "\\|")
+    return cell(text, 200).replace("|", "\\|")
 
 
 def markdown(errors: dict[str, Any] | None) -> list[str]:

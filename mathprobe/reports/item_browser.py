@@ -1,6 +1,6 @@
 """The HTML report's item browser: every answer that counts, with its question as the model saw
 it (a benchmark's `shown_question`: WE-MATH's options included), extracted answer, gold, verdict
-per grader, status and image.
+per grader, error type per labeller (mathprobe errors), status and image.
 
 Rows are in natural order of their ids (2steps_1, 2steps_2, ..., 2steps_10), whole runs in
 order, up to `max_items` answers. Images travel with the file: distinct images (by content) are
@@ -38,7 +38,8 @@ def natural_key(text: str) -> tuple:
 def items(store: Store, runs: list[dict[str, Any]], data_dir: Path | None, max_items: int,
           out_dir: Path, max_thumbnails: int = MAX_THUMBNAILS) -> dict[str, Any]:
     """The browser's data: runs, graders, images, and per answer [run index, item id, concept,
-    question, gold, status, response, image index (-1: none), {grader: [extracted, correct]}]."""
+    question, gold, status, response, image index (-1: none), {grader: [extracted, correct]},
+    {labeller: [error type, first wrong step]} (its error labels: mathprobe errors)]."""
     take, total, left_out = [], 0, []
     counts = dict(store.query("SELECT run_id, count(*) FROM current_responses WHERE "
                               "list_contains(?, run_id) GROUP BY run_id",
@@ -62,6 +63,11 @@ def items(store: Store, runs: list[dict[str, Any]], data_dir: Path | None, max_i
             "WHERE list_contains(?, run_id)", [take]):
         verdicts.setdefault((run_id, item_id), {})[grader] = [extracted, correct]
         graders.add(grader)
+    labels: dict[tuple[str, str], dict[str, list]] = {}
+    for run_id, item_id, labeler, error_type, first_error in store.query(
+            "SELECT run_id, item_id, labeler, error_type, first_error FROM error_labels_current "
+            "WHERE list_contains(?, run_id)", [take]):
+        labels.setdefault((run_id, item_id), {})[labeler] = [error_type, first_error]
     order = {run_id: k for k, run_id in enumerate(take)}
     rows.sort(key=lambda r: (order[r[0]], natural_key(r[1])))
     bench_of = {r["run_id"]: r["benchmark"] for r in runs}
@@ -72,7 +78,8 @@ def items(store: Store, runs: list[dict[str, Any]], data_dir: Path | None, max_i
         question_text, image = shown.get(bench_of[run_id], {}).get(item_id, (question, None))
         out.append([order[run_id], item_id, concept or "", _cut(question_text), gold or "",
                     status, _cut(response if response is not None else (error or "")),
-                    images.ref(image), verdicts.get((run_id, item_id), {})])
+                    images.ref(image), verdicts.get((run_id, item_id), {}),
+                    labels.get((run_id, item_id), {})])
     grader_of = {r["run_id"]: r["grader"] for r in runs}
     return {"data": {"runs": take, "run_graders": [grader_of[r] for r in take],
                      "run_benchmarks": [bench_of[r] for r in take],
