@@ -47,7 +47,9 @@ def write_sheet(store: Store, bench: Benchmark, items: Mapping[str, Item], run: 
             image = labelling.labeller_image_path(bench, item, run["setting"])
             w.writerow([run["run_id"], a.item_id, a.response_id, grader, item.concept or "",
                         bench.shown_question(item), image or "", item.gold,
-                        a.response if a.response is not None else f"({a.status})", names,
+                        a.response if (a.response or "").strip() else
+                        f"(no answer: {'an empty answer' if a.status == 'ok' else a.status})",
+                        names,
                         "", "", ""])
     return {"rows": len(chosen), "wrong": len(wrong)}
 
