@@ -82,17 +82,20 @@ class ErrorTaxonomy:
 
     def canonical(self, text: str | None) -> str | None:
         """The type `text` names (case, spacing, quotes, brackets and a trailing full stop
-        aside; or a name followed by an explanation after a non-letter), None if it names
-        none or more than one."""
+        aside; or a name followed by an explanation), None if it names none, or more than one
+        anywhere in it."""
         if text is None:
             return None
         said = _squash(text)
         by_key = {_squash(n): n for n in self.names}
         if said in by_key:
             return by_key[said]
-        found = {n for k, n in by_key.items()
-                 if said.startswith(k) and not said[len(k):len(k) + 1].isalpha()}
-        return found.pop() if len(found) == 1 else None
+        named = {n for k, n in by_key.items()
+                 if re.search(rf"(?<![a-z]){re.escape(k)}(?![a-z])", said)}
+        if len(named) != 1:            # none, or two types named: no label, never a guess
+            return None
+        (name,) = named
+        return name if said.startswith(_squash(name)) else None
 
     def definitions(self) -> str:
         """The definitions as the prompt and the docs give them, each with its source."""

@@ -15,7 +15,7 @@ from mathprobe.cli.common import DataDir, Db, err, reads
 
 
 def export_sheet(
-    run_id: Annotated[str, typer.Argument(help="The stored run whose wrong answers to sheet.")],
+    run_id: Annotated[str, typer.Argument(metavar="RUN", help="The stored run whose wrong answers to sheet.")],
     db: Db,
     out: Annotated[Path, typer.Option("--out", help="The CSV file to write.")],
     sample: Annotated[int, typer.Option(

@@ -32,6 +32,7 @@ class _RunOrCommand(TyperGroup):
 
 
 app = typer.Typer(cls=_RunOrCommand, no_args_is_help=True, rich_markup_mode=None,
+                  subcommand_metavar="RUN --judge BACKEND:NAME [OPTIONS] | COMMAND [ARGS]...",
                   context_settings={"ignore_unknown_options": True},
                   help="Why a run failed: its wrong answers labelled with the benchmark's error "
                        "taxonomy (mathprobe errors RUN --judge BACKEND:NAME), audited against "
@@ -49,7 +50,7 @@ Grader = Annotated[str | None, typer.Option(
 
 @app.command("label")
 def label(
-    run_id: Annotated[str, typer.Argument(help="The stored run whose wrong answers to label.")],
+    run_id: Annotated[str, typer.Argument(metavar="RUN", help="The stored run whose wrong answers to label.")],
     labeller: LabellerOption,
     db: Db,
     data_dir: DataDir = None,
@@ -155,7 +156,7 @@ def _print_labelled(r: dict[str, Any]) -> None:
 
 @app.command("agreement")
 def agreement(
-    run_id: Annotated[str, typer.Argument(help="The labelled run.")],
+    run_id: Annotated[str, typer.Argument(metavar="RUN", help="The labelled run.")],
     db: Db,
     as_json: Annotated[bool, typer.Option("--json", help="Print the result as JSON.")] = False,
 ) -> None:
