@@ -50,7 +50,8 @@ Grader = Annotated[str | None, typer.Option(
 
 @app.command("label")
 def label(
-    run_id: Annotated[str, typer.Argument(metavar="RUN", help="The stored run whose wrong answers to label.")],
+    run_id: Annotated[str, typer.Argument(
+        metavar="RUN", help="The stored run whose wrong answers to label.")],
     labeller: LabellerOption,
     db: Db,
     data_dir: DataDir = None,
@@ -75,38 +76,20 @@ def label(
     every call cached by content (a second call asks nothing). A reply without a readable type
     is label_failed: no label. Writes table error_labels; `mathprobe report` shows the
     figures."""
-    from mathprobe import registry
-    from mathprobe.reports.selection import check_grader, default_grader, find_run
-    from mathprobe.runs import check_backend, labelling, preflight
-    from mathprobe.store import open_store
+    from mathprobe.runs import labelling
 
-    preflight.check_counts(concurrency=concurrency, request_timeout=request_timeout,
-                           sample=sample, max_cost=max_cost)
-    if "#" in labeller:
-        raise MathprobeError(f"--judge {labeller!r}: a labeller takes no options after '#'")
-    preflight.model(labeller, "--judge")
-    preflight.store_path(db)
-    store = open_store(db)
-    run = find_run(store, run_id)
-    if labelling.is_own_run(run_id):
-        raise MathprobeError(f"{run_id} holds a judge's or a labeller's calls; name the run "
-                             "whose answers to label")
-    bench = registry.get(run["benchmark"])
-    labelling.taxonomy_of(bench)
-    if grader is not None:
-        check_grader(store, {run_id: (run["benchmark"], run["setting"])}, grader)
-    check_backend(labeller)                              # the API key, before anything runs
-    items = bench.load(preflight.data(bench, data_dir)).by_id()
-    chosen = grader or default_grader(store, run_id, bench)
+    c = labelling.check(db, run_id, labeller, data_dir=data_dir, grader=grader, sample=sample,
+                        concurrency=concurrency, request_timeout=request_timeout,
+                        max_cost=max_cost)
+    store = c.store
     with progress_bar() if not as_json else nullcontext():
-        result = labelling.label_run(store, bench, items, {**run, "run_id": run_id}, labeller,
-                                     chosen, sample=sample, retry_failed=retry_failed,
+        result = labelling.label_run(store, c.bench, c.items, c.run, labeller, c.grader,
+                                     sample=sample, retry_failed=retry_failed,
                                      concurrency=concurrency, timeout_s=request_timeout,
                                      triton_url=triton_url, max_cost=max_cost)
     if result.get("write_failed"):
         from mathprobe.runs.asking import check_writes
         check_writes(store)
-    result.update(_costs(store, labelling.label_run_id(run_id, labeller)))
     if as_json:
         sys.stdout.write(json.dumps(result, indent=2, default=str) + "\n")
     else:
@@ -115,17 +98,6 @@ def label(
         raise typer.Exit(Exit.STOPPED_BUDGET)
     if result["label_failed"] or result["infra_failed"]:
         raise typer.Exit(Exit.INCOMPLETE)
-
-
-def _costs(store, lrun: str) -> dict[str, Any]:
-    from mathprobe.backends import prices
-
-    (model, tokens_in, tokens_out, cost), = store.query(
-        "SELECT any_value(r.model), coalesce(sum(c.input_tokens), 0), "
-        "coalesce(sum(c.output_tokens), 0), coalesce(sum(c.cost_usd), 0) FROM runs r "
-        "LEFT JOIN current_responses c ON c.run_id = r.run_id WHERE r.run_id = ?", [lrun])
-    return {"input_tokens": int(tokens_in), "output_tokens": int(tokens_out),
-            "cost_usd": float(cost), "priced": prices.is_priced(model)}
 
 
 def _print_labelled(r: dict[str, Any]) -> None:

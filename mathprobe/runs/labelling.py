@@ -276,4 +276,58 @@ def label_run(store: Store, bench: Benchmark, items: Mapping[str, Item], run: Ma
             "grader": grader, "sample": sample, "wrong": plan.n_wrong, "chosen": len(plan.chosen),
             "asked": len(plan.requests) - not_asked, "not_asked": not_asked,
             "cached_now": plan.cached, "unlabelled": plan.unlabelled, **result,
-            "counts": counts}
+            "counts": counts, **spent(store, plan.lrun, spec)}
+
+
+def spent(store: Store, lrun: str, spec: str) -> dict[str, Any]:
+    """The labeller run's tokens and cost so far, and whether its model has a price."""
+    from mathprobe.backends import prices
+
+    (tokens_in, tokens_out, cost), = store.query(
+        "SELECT coalesce(sum(input_tokens), 0), coalesce(sum(output_tokens), 0), "
+        "coalesce(sum(cost_usd), 0) FROM current_responses WHERE run_id = ?", [lrun])
+    return {"input_tokens": int(tokens_in), "output_tokens": int(tokens_out),
+            "cost_usd": float(cost), "priced": prices.is_priced(spec)}
+
+
+@dataclass
+class Checked:
+    """What labelling a run needs, checked before anything is asked (`check`)."""
+    store: Store
+    bench: Benchmark
+    run: dict[str, Any]
+    items: dict[str, Item]
+    grader: str
+
+
+def check(db: str, run_id: str, labeller: str, *, data_dir: str | Path | None = None,
+          grader: str | None = None, sample: int | None = None, concurrency: int | None = None,
+          request_timeout: float | None = None, max_cost: float | None = None) -> Checked:
+    """Every check of `mathprobe errors` and the `errors` flow, before anything is asked: the
+    numbers, the labeller's BACKEND:NAME and its key, the run (one with answers, not a judge's
+    or a labeller's own), a taxonomy for its benchmark, the grader, the data."""
+    from mathprobe import registry
+    from mathprobe.reports.selection import check_grader, default_grader, find_run
+    from mathprobe.runs import preflight
+    from mathprobe.runs.asking import check_backend
+    from mathprobe.store import open_store
+
+    preflight.check_counts(concurrency=concurrency, request_timeout=request_timeout,
+                           sample=sample, max_cost=max_cost)
+    if "#" in labeller:
+        raise MathprobeError(f"--judge {labeller!r}: a labeller takes no options after '#'")
+    preflight.model(labeller, "--judge")
+    preflight.store_path(db)
+    store = open_store(db)
+    run = find_run(store, run_id)
+    if is_own_run(run_id):
+        raise MathprobeError(f"{run_id} holds a judge's or a labeller's calls; name the run "
+                             "whose answers to label")
+    bench = registry.get(run["benchmark"])
+    taxonomy_of(bench)
+    if grader is not None:
+        check_grader(store, {run_id: (run["benchmark"], run["setting"])}, grader)
+    check_backend(labeller)                              # the API key, before anything runs
+    items = bench.load(preflight.data(bench, data_dir)).by_id()
+    return Checked(store, bench, {**run, "run_id": run_id}, items,
+                   grader or default_grader(store, run_id, bench))
