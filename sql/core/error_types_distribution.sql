@@ -7,32 +7,30 @@ WITH wrong AS (
     SELECT run_id, benchmark, grader, item_id, response_id
     FROM item_verdicts
     WHERE NOT correct
-), labelled AS (
-    SELECT w.run_id, w.benchmark, w.grader, l.labeler, l.error_type, l.source
+), per_answer AS (      -- each wrong answer once per labeller of its run, with its label if any
+    SELECT w.run_id, w.benchmark, w.grader, b.labeler, l.error_type, l.source
     FROM wrong w
-    JOIN error_labels_current l
-      ON l.run_id = w.run_id AND l.item_id = w.item_id AND l.response_id = w.response_id
-), totals AS (
-    SELECT run_id, benchmark, grader, labeler, count(*) AS n_labelled
-    FROM labelled
+    JOIN (SELECT DISTINCT run_id, labeler FROM error_labels) b ON b.run_id = w.run_id
+    LEFT JOIN error_labels l            -- a label on the answer that counts (the verdict's)
+      ON l.run_id = w.run_id AND l.item_id = w.item_id AND l.labeler = b.labeler
+     AND l.response_id = w.response_id
+), per_labeller AS (    -- one pass, grouped by run: a question about one run reads its rows
+    SELECT run_id, benchmark, grader, labeler,
+           count(*)                                              AS n_wrong,
+           count(error_type)                                     AS n_labelled,
+           histogram(error_type) FILTER (error_type IS NOT NULL) AS by_type,
+           histogram(error_type) FILTER (source = 'rules')       AS by_rule
+    FROM per_answer
     GROUP BY ALL
-), n_wrong AS (
-    SELECT run_id, grader, count(*) AS n_wrong
-    FROM wrong
-    GROUP BY ALL
+    HAVING count(error_type) > 0
 )
-SELECT t.run_id, t.benchmark, t.grader, t.labeler, ty.error_type, ty.position,
-       count(l.error_type)                              AS n,
-       count(l.error_type) FILTER (l.source = 'rules')  AS n_by_rule,
-       t.n_labelled, w.n_wrong,
-       count(l.error_type) / any_value(t.n_labelled)    AS share
-FROM totals t
-JOIN error_types ty ON ty.benchmark = t.benchmark
-JOIN n_wrong w ON w.run_id = t.run_id AND w.grader = t.grader
-LEFT JOIN labelled l
-  ON l.run_id = t.run_id AND l.grader = t.grader AND l.labeler = t.labeler
- AND l.error_type = ty.error_type
-GROUP BY ALL;
+SELECT p.run_id, p.benchmark, p.grader, p.labeler, ty.error_type, ty.position,
+       coalesce(p.by_type[ty.error_type], 0)                     AS n,
+       coalesce(p.by_rule[ty.error_type], 0)                     AS n_by_rule,
+       p.n_labelled, p.n_wrong,
+       coalesce(p.by_type[ty.error_type], 0) / p.n_labelled      AS share
+FROM per_labeller p
+JOIN error_types ty ON ty.benchmark = p.benchmark;
 
 COMMENT ON VIEW error_types_distribution IS 'The distribution of error types of a run''s wrong answers (CMMaTH Fig. 6, for every benchmark with a taxonomy): per run, grader and labeller, over the answers the grader calls wrong that the labeller labelled, the count and share of each type of the taxonomy (none included). Only the first error of an answer counts.';
 COMMENT ON COLUMN error_types_distribution.run_id IS 'The run (runs.run_id).';

@@ -15,7 +15,7 @@ TAXONOMY = ErrorTaxonomy(
     types=(
         ErrorType("Calculation Error", "named in Table 4 without a definition in words; its "
                   "examples: \"16 + 18 + 16 + 18 = 72\" (Perimeter), \"pi x 3^2 x 5 = 30 pi\" "
-                  "(Cylinders): the method is right, an arithmetic step is wrong."),
+                  "(Cylinders): the method is right, a computation in it is wrong."),
         ErrorType("Knowledge Error", "named in Table 4 without a definition in words; its "
                   "examples: height = perimeter minus width (Perimeter), n x 120 = 360 "
                   "(Polygons): the concept itself (a formula, a property) is misused."),
