@@ -364,3 +364,23 @@ def test_conceptmath_table4_names_unmastered_concepts_with_an_example(fake_opena
                       and items[i][0] == r["concept"])
         assert r["n"] == len(mine) and r["question"] == items[mine[0]][1]
         assert r["answer"] == "the step that goes wrong"
+
+
+def test_labels_travel_with_their_run_to_another_store(fake_openai, wemath_run, db, tmp_path):
+    """`mathprobe store copy`: the labels come along on the copied answers' new ids, so the
+    copy's error analysis is the original's; copying the labelled run alone keeps them too."""
+    fake_openai.reply = Labeller(WEMATH_TYPES, unreadable_every=None)
+    run("errors", "we", "--judge", LABELLER, "--db", str(db), "--json")
+    want = json.loads(run("report", "--run-id", "we", "--db", str(db), "--json").stdout)["errors"]
+    for name, only in (("all.duckdb", []), ("one.duckdb", ["--run-id", "we"])):
+        copy = tmp_path / name              # holding answers already: the copies get new ids
+        run("import", str(tmp_path / "responses.json"), "--benchmark", "wemath", "--format",
+            "official", "--run-id", "before", "--db", str(copy))
+        run("store", "copy", str(db), str(copy), *only)
+        assert q(copy, "SELECT min(response_id) FROM responses WHERE run_id = 'we'") != q(
+            db, "SELECT min(response_id) FROM responses WHERE run_id = 'we'")
+        got = json.loads(run("report", "--run-id", "we", "--db", str(copy), "--json").stdout)
+        if only:            # without the labeller's own run: the same labels, its costs unknown
+            for x in (*want["labelled"], *got["errors"]["labelled"]):
+                x.update(input_tokens=None, output_tokens=None, cost_usd=None, unlabelled=None)
+        assert got["errors"] == want
