@@ -23,9 +23,9 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, ClassVar
 
-from mathprobe.error_taxonomy import ErrorFigure, ErrorTaxonomy, ErrorType
+from mathprobe.error_taxonomy import ErrorTaxonomy, ErrorType
 from mathprobe.errors import MathprobeError
-from mathprobe.figures import Comparison, Figures, Plot, Section, Stat, Table
+from mathprobe.figures import Comparison, ErrorFigure, Figures, Plot, Section, Stat, Table
 from mathprobe.items import ChanceAnswer, Chat, Completion, Item, Request
 from mathprobe.paths import SQL_DIR
 from mathprobe.sampling import stratified_sample

@@ -3,8 +3,8 @@ definitions as the paper writes them and the paper's name for where (`source`), 
 is labelled (`protocol`: WE-MATH counts only the first error), the type a refusal or an empty
 answer gets by rule (`no_attempt`), the types mathprobe adds (named as ours, e.g. ConceptMath's
 "Other Error" for what fits none of the paper's), and the error-analysis figures of the paper
-beyond the distribution every taxonomy has (`ErrorFigure`: WE-MATH Figure 11, ConceptMath
-Table 4), each read from a view of the benchmark's SQL.
+beyond the distribution every taxonomy has (`mathprobe.figures.ErrorFigure`: WE-MATH Figure 11,
+ConceptMath Table 4), each read from a view of the benchmark's SQL.
 
 A benchmark that has one sets `Benchmark.error_taxonomy` (optional: a plug-in without one is
 not labelled). `mathprobe errors RUN --judge BACKEND:NAME` (mathprobe/runs/labelling.py) labels
@@ -18,6 +18,8 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
+from mathprobe.figures import ErrorFigure
+
 # The labeller's generation parameters: greedy, and room to quote a step and say why.
 LABEL_PARAMS = {"temperature": 0.0, "max_tokens": 1024}
 
@@ -29,27 +31,6 @@ class ErrorType:
     name: str
     definition: str
     source: str = ""
-
-
-@dataclass(frozen=True)
-class ErrorFigure:
-    """A figure of a paper's error analysis beyond the distribution, read from `view` (whose
-    rows carry run_id, grader, labeler), drawn by every report.
-
-    kind 'matrix': counts of each type by a row label (`row`, e.g. the knowledge concept),
-    optionally grouped under `group` (e.g. its category); the view has a row per (row, type)
-    with the count in `count`. kind 'listing': the rows as they are, the `columns` shown
-    (column, heading), in `order`."""
-    key: str
-    title: str
-    kind: str
-    view: str
-    columns: tuple[tuple[str, str], ...] = ()
-    row: str = ""
-    group: str = ""
-    count: str = "n"
-    order: str = ""
-    note: str = ""
 
 
 @dataclass(frozen=True)
@@ -158,4 +139,4 @@ def _field(text: str, pattern: re.Pattern) -> str | None:
     return value or None
 
 
-__all__ = ["ErrorFigure", "ErrorTaxonomy", "ErrorType", "LABEL_PARAMS", "Label"]
+__all__ = ["ErrorTaxonomy", "ErrorType", "LABEL_PARAMS", "Label"]

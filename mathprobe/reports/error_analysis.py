@@ -19,7 +19,8 @@ from typing import Any
 import numpy as np
 
 from mathprobe.contract import Benchmark
-from mathprobe.error_taxonomy import ErrorFigure, ErrorTaxonomy
+from mathprobe.error_taxonomy import ErrorTaxonomy
+from mathprobe.figures import ErrorFigure
 from mathprobe.reports import intervals, stats
 from mathprobe.runs.labelling import label_run_id
 from mathprobe.store import Store

@@ -6,7 +6,8 @@ here are the paper's own examples. mathprobe adds "Other Error" for an error tha
 (sql/conceptmath/): the report's unmastered concepts, their error types and one example each."""
 from __future__ import annotations
 
-from mathprobe.error_taxonomy import ErrorFigure, ErrorTaxonomy, ErrorType
+from mathprobe.error_taxonomy import ErrorTaxonomy, ErrorType
+from mathprobe.figures import ErrorFigure
 
 SOURCE = "ConceptMath (Wu et al. 2024), Table 4"
 

@@ -5,7 +5,8 @@ multi-step errors to the one-step sub-problems of the same concepts: views
 `wemath_error_concepts` and `wemath_error_steps` (sql/wemath/)."""
 from __future__ import annotations
 
-from mathprobe.error_taxonomy import ErrorFigure, ErrorTaxonomy, ErrorType
+from mathprobe.error_taxonomy import ErrorTaxonomy, ErrorType
+from mathprobe.figures import ErrorFigure
 
 SOURCE = "WE-MATH (Qiao et al. 2024), Appendix E.2, Table 9"
 
