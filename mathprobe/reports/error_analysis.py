@@ -38,19 +38,27 @@ def build(store: Store, bench: Benchmark, runs: Sequence[Mapping[str, Any]]) -> 
     tax = bench.error_taxonomy
     if tax is None or not runs:
         return None
-    ids = [r["run_id"] for r in runs]
+    # the runs with labels, from the labels table alone (small): a report or comparison of
+    # runs nobody labelled reads nothing more; then each labelled run by its id (a view is
+    # pruned to one run by an equality on run_id, not by a list)
+    labelled_runs = {r for (r,) in store.query(
+        "SELECT DISTINCT run_id FROM error_labels WHERE list_contains(?, run_id)",
+        [[r["run_id"] for r in runs]])}
+    ids = [r["run_id"] for r in runs if r["run_id"] in labelled_runs]
     grader_of = {r["run_id"]: r["grader"] for r in runs}
-    rows = store.query_dicts(
-        "SELECT run_id, grader, labeler, error_type, position, n, n_by_rule, n_labelled, "
-        "n_wrong, share FROM error_types_distribution WHERE list_contains(?, run_id) "
-        "ORDER BY run_id, labeler, position", [ids])
-    rows = [r for r in rows if r["grader"] == grader_of[r["run_id"]]]
+    rows, sources = [], {}
+    for run_id in ids:
+        rows += store.query_dicts(
+            "SELECT run_id, grader, labeler, error_type, position, n, n_by_rule, n_labelled, "
+            "n_wrong, share FROM error_types_distribution WHERE run_id = ? AND grader = ? "
+            "ORDER BY labeler, position", [run_id, grader_of[run_id]])
+        sources.update({(run_id, lab): src for lab, src in store.query(
+            "SELECT labeler, CASE WHEN bool_or(source = 'human') THEN 'human' "
+            "WHEN bool_or(source = 'model') THEN 'model' ELSE 'rules' END "
+            "FROM error_labels_current WHERE run_id = ? GROUP BY ALL", [run_id])})
     if not rows:
         return None
-    sources = {(r, lab): src for r, lab, src in store.query(
-        "SELECT run_id, labeler, CASE WHEN bool_or(source = 'human') THEN 'human' "
-        "WHEN bool_or(source = 'model') THEN 'model' ELSE 'rules' END "
-        "FROM error_labels_current WHERE list_contains(?, run_id) GROUP BY ALL", [ids])}
+    ids = list(dict.fromkeys(r["run_id"] for r in rows))
     labelled: list[dict[str, Any]] = []
     for run_id in ids:
         for labeler in dict.fromkeys(r["labeler"] for r in rows if r["run_id"] == run_id):
@@ -71,7 +79,7 @@ def build(store: Store, bench: Benchmark, runs: Sequence[Mapping[str, Any]]) -> 
             "types": [{"name": t.name, "definition": t.definition,
                        "source": t.source or tax.source} for t in tax.all_types],
             "labelled": labelled, "agreement": agreement,
-            "tests": _tests(labelled, ids[0]) if len(ids) > 1 else [],
+            "tests": _tests(labelled, runs[0]["run_id"]) if len(runs) > 1 else [],
             "min_n": MIN_N, "notes": list(dict.fromkeys(notes))}
 
 
@@ -96,14 +104,15 @@ def _labeller(store: Store, tax: ErrorTaxonomy, run_id: str, grader: str, labele
         if left:
             reasons.append(f"{left} " + (f"outside the seeded stratified sample (--sample "
                                          f"{facts['sample']})" if facts.get("sample")
-                                         else "not labelled by it"))
+                                         and not facts.get("all") else "not labelled by it"))
         coverage.append(f"run {run_id}, {labeler}: labels cover {n_labelled} of its {n_wrong} "
                         f"wrong answers (" + "; ".join(reasons) + "); the shares are over the "
                         "labelled ones" + ("; --retry-failed asks the label_failed and failed "
                                            "calls again" if why["label_failed"] or
                                            why["infra_failed"] else ""))
     return {"run_id": run_id, "grader": grader, "labeler": labeler, "source": source,
-            "n_wrong": n_wrong, "n_labelled": n_labelled, "sample": facts.get("sample"),
+            "n_wrong": n_wrong, "n_labelled": n_labelled,
+            "sample": None if facts.get("all") else facts.get("sample"),
             "unlabelled": why, "input_tokens": int(spent[0]), "output_tokens": int(spent[1]),
             "cost_usd": float(spent[2]), "types": types,
             "figures": [_figure(store, f, run_id, grader, labeler, tax) for f in tax.figures],

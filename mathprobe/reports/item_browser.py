@@ -64,9 +64,11 @@ def items(store: Store, runs: list[dict[str, Any]], data_dir: Path | None, max_i
         verdicts.setdefault((run_id, item_id), {})[grader] = [extracted, correct]
         graders.add(grader)
     labels: dict[tuple[str, str], dict[str, list]] = {}
+    labelled = [r for (r,) in store.query("SELECT DISTINCT run_id FROM error_labels WHERE "
+                                          "list_contains(?, run_id)", [take])]
     for run_id, item_id, labeler, error_type, first_error in store.query(
             "SELECT run_id, item_id, labeler, error_type, first_error FROM error_labels_current "
-            "WHERE list_contains(?, run_id)", [take]):
+            "WHERE list_contains(?, run_id)", [labelled]) if labelled else []:
         labels.setdefault((run_id, item_id), {})[labeler] = [error_type, first_error]
     order = {run_id: k for k, run_id in enumerate(take)}
     rows.sort(key=lambda r: (order[r[0]], natural_key(r[1])))

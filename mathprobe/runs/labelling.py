@@ -160,8 +160,12 @@ def prepare(store: Store, bench: Benchmark, items: Mapping[str, Item], run: Mapp
     kind, _ = parse_spec(judging.backend_spec(labeller), "--judge")
     store.start_run(RunSpec(lrun, bench.name, labeller, kind, SETTING, dict(LABEL_PARAMS)),
                     n_items=len(ask))
-    store.set_card(lrun, {"labelled_run": run_id, "grader": grader, "sample": sample,
-                          "taxonomy": tax.source})
+    # the card keeps the largest sample labelled (a larger one is a superset), or that every
+    # wrong answer was
+    before = store.card_facts(lrun) or {}
+    store.set_card(lrun, {"labelled_run": run_id, "grader": grader, "taxonomy": tax.source,
+                          "sample": max(sample, before.get("sample") or 0) if sample else None,
+                          "all": bool(before.get("all")) or sample is None})
     statuses = store.item_statuses(lrun)
     requests = []
     for w in ask:
@@ -268,8 +272,9 @@ def label_run(store: Store, bench: Benchmark, items: Mapping[str, Item], run: Ma
     if store.write_failure():
         return {"asked": len(plan.requests), "counts": counts, "write_failed": True}
     result = write_labels(store, bench, plan, labeller)
-    not_asked = counts.get("not_asked", 0)
-    store.finish_run(plan.lrun, "stopped_max_cost" if not_asked else
+    not_asked = counts.get("not_asked", 0) + counts.get("interrupted", 0)
+    store.finish_run(plan.lrun, "interrupted" if counts.get("interrupted") else
+                     "stopped_max_cost" if not_asked else
                      "completed" if not (result["label_failed"] or result["infra_failed"])
                      else "incomplete")
     return {"labelled_run": run["run_id"], "labeller": labeller, "labeller_run": plan.lrun,

@@ -384,3 +384,17 @@ def test_labels_travel_with_their_run_to_another_store(fake_openai, wemath_run, 
             for x in (*want["labelled"], *got["errors"]["labelled"]):
                 x.update(input_tokens=None, output_tokens=None, cost_usd=None, unlabelled=None)
         assert got["errors"] == want
+
+
+def test_max_cost_stops_the_labeller_and_a_higher_cap_continues(fake_openai, wemath_run, db):
+    labeller = Labeller(WEMATH_TYPES, unreadable_every=None)
+    fake_openai.reply = labeller
+    priced = "openai:gpt-4o-mini"                 # in the price table: its calls cost money
+    out = json.loads(run("errors", "we", "--judge", priced, "--db", str(db), "--concurrency",
+                         "1", "--max-cost", "0.0001", "--json", code=4).stdout)
+    assert 0 < out["asked"] < out["chosen"] and out["not_asked"] == out["chosen"] - out[
+        "asked"] - sum(out["unlabelled"].values())
+    assert out["priced"] and 0.0001 <= out["cost_usd"] < 0.001
+    rest = json.loads(run("errors", "we", "--judge", priced, "--db", str(db), "--json").stdout)
+    assert rest["asked"] == out["not_asked"] and len(set(labeller.asked)) == len(labeller.asked)
+    assert rest["labelled"] == out["chosen"] - sum(out["unlabelled"].values())
