@@ -42,7 +42,8 @@ def export_sheet(
     labelling.taxonomy_of(bench)
     if grader is not None:
         check_grader(store, {run_id: (run["benchmark"], run["setting"])}, grader)
-    items = bench.load(preflight.data(bench, data_dir)).by_id()
+    items = labelling.items_of(store, bench, run_id,
+                               bench.load(preflight.data(bench, data_dir)).by_id())
     chosen = grader or default_grader(store, run_id, bench)
     got = label_sheets.write_sheet(store, bench, items, {**run, "run_id": run_id}, chosen,
                                    sample, out)

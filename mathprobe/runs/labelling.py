@@ -333,6 +333,23 @@ def check(db: str, run_id: str, labeller: str, *, data_dir: str | Path | None = 
     if grader is not None:
         check_grader(store, {run_id: (run["benchmark"], run["setting"])}, grader)
     check_backend(labeller)                              # the API key, before anything runs
-    items = bench.load(preflight.data(bench, data_dir)).by_id()
+    items = items_of(store, bench, run_id, bench.load(preflight.data(bench, data_dir)).by_id())
     return Checked(store, bench, {**run, "run_id": run_id}, items,
                    grader or default_grader(store, run_id, bench))
+
+
+def items_of(store: Store, bench: Benchmark, run_id: str, loaded: Mapping[str, Item]
+             ) -> dict[str, Item]:
+    """The run's items: the data's, and those a result file defined itself (a CMMaTH authors'
+    record the local sample lacks: `items` keeps them), as the store holds them."""
+    import json
+
+    out = dict(loaded)
+    for item_id, group_id, part, concept, question, gold, payload in store.query(
+            "SELECT i.item_id, i.group_id, i.part, i.concept, i.question, i.gold, i.payload "
+            "FROM items i JOIN current_response_ids k ON k.item_id = i.item_id "
+            "WHERE i.benchmark = ? AND k.run_id = ?", [bench.name, run_id]):
+        if item_id not in out:
+            out[item_id] = Item(bench.name, item_id, question or "", gold or "", group_id, part,
+                                concept, payload=json.loads(payload) if payload else {})
+    return out

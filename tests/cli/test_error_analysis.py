@@ -307,6 +307,9 @@ def test_cmmath_uses_its_own_taxonomy_and_rules_decide_reject_errors(fake_openai
     for k, r in enumerate(records):
         r["response"] = "" if k % 8 == 0 else f"经计算，答案是 {k}。"
         r["output_correct"] = "Yes" if k % 10 == 5 else "No"
+    # a problem the local sample lacks, defined by the file's own record: labelled all the same
+    records.append({**records[1], "problem_id": "not-in-the-sample",
+                    "question": records[1]["question"] + "（另一题）", "response": "答案是 7"})
     (tmp_path / "cm.json").write_text(json.dumps(records, ensure_ascii=False))
     run("import", str(tmp_path / "cm.json"), "--benchmark", "cmmath", "--format", "official",
         "--run-id", "cm", "--db", str(db), "--data-dir", str(data_dir))
@@ -319,6 +322,7 @@ def test_cmmath_uses_its_own_taxonomy_and_rules_decide_reject_errors(fake_openai
     assert result["by_rule"] == len(empty) > 0
     assert result["asked"] == len(labeller.asked) == len(wrong) - len(empty)
     assert "Perception Error: the model's erroneous interpretation" in labeller.asked[0]
+    assert any("（另一题）" in p for p in labeller.asked)
     reject = {i for (i,) in q(db, "SELECT item_id FROM error_labels WHERE error_type = "
                                   "'Reject Error' AND source = 'rules'")}
     assert reject == {r["problem_id"] for r in empty}
