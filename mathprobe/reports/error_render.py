@@ -14,6 +14,7 @@ from rich.text import Text
 from mathprobe.reports.format import fmt_interval, fmt_p, fmt_value
 
 TERMINAL_ROWS = 15         # rows of a listing or matrix on the terminal (all of them: --json)
+MARKDOWN_ROWS = 40         # rows of a listing in the Markdown artifact
 
 
 def cell(value: Any, width: int = 80) -> str:
@@ -203,9 +204,13 @@ def markdown(errors: dict[str, Any] | None) -> list[str]:
                                                                  for n in f["types"]) + " |"
                           for r in rows]
             else:
+                if len(f["rows"]) > MARKDOWN_ROWS:
+                    lines += [f"The first {MARKDOWN_ROWS} of {len(f['rows'])} rows (all of them: "
+                              "`mathprobe report --json`, the HTML report).", ""]
                 lines += ["| " + " | ".join(h for _, h in f["columns"]) + " |",
                           "|" + "---|" * len(f["columns"])]
-                lines += ["| " + " | ".join(_md(v) for v in row) + " |" for row in f["rows"]]
+                lines += ["| " + " | ".join(_md(v) for v in row) + " |"
+                          for row in f["rows"][:MARKDOWN_ROWS]]
             if f["note"]:
                 lines += ["", f"_{_md(f['note'])}_"]
     for p in errors["agreement"]:
