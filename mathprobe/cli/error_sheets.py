@@ -15,7 +15,8 @@ from mathprobe.cli.common import DataDir, Db, err, reads
 
 
 def export_sheet(
-    run_id: Annotated[str, typer.Argument(metavar="RUN", help="The stored run whose wrong answers to sheet.")],
+    run_id: Annotated[str, typer.Argument(
+        metavar="RUN", help="The stored run whose wrong answers to put on the sheet.")],
     db: Db,
     out: Annotated[Path, typer.Option("--out", help="The CSV file to write.")],
     sample: Annotated[int, typer.Option(
@@ -73,7 +74,8 @@ def import_sheet(
     if not labeler.strip():
         raise MathprobeError("--labeler: give the people's labels a name")
     if not file.is_file():
-        raise MathprobeError(f"{file}: no such file" if not file.exists() else f"{file}: not a file")
+        raise MathprobeError(f"{file}: no such file" if not file.exists()
+                             else f"{file}: not a file")
     preflight.store_path(db)
     store = open_store(db)
     got = label_sheets.read_sheet(store, file, labeler.strip())

@@ -32,7 +32,8 @@ MIN_N = 20
 TEST_RESAMPLES = 9999      # Fisher's exact test of a 2 x k table: its Monte Carlo p-value
 
 
-def build(store: Store, bench: Benchmark, runs: Sequence[Mapping[str, Any]]) -> dict[str, Any] | None:
+def build(store: Store, bench: Benchmark, runs: Sequence[Mapping[str, Any]]
+          ) -> dict[str, Any] | None:
     """The error analysis of `runs` (run_summary rows with their report `grader`), or None
     when the benchmark has no taxonomy or none of the runs has a label."""
     tax = bench.error_taxonomy
@@ -234,7 +235,8 @@ def _tests(labelled: list[dict[str, Any]], baseline: str) -> list[dict[str, Any]
              "p_adjusted": None if np.isnan(q) else float(q),
              "significant": bool(not np.isnan(q) and q < stats.SIGNIFICANCE)}
             for (ta, tb), p, q in zip(per, ps, adjusted)]
-        entry["significant"] = entry["p_value"] is not None and entry["p_value"] < stats.SIGNIFICANCE
+        entry["significant"] = (entry["p_value"] is not None
+                                and entry["p_value"] < stats.SIGNIFICANCE)
         out.append(entry)
     return out
 

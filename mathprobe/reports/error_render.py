@@ -144,9 +144,10 @@ def side_by_side(errors: dict[str, Any] | None, labels: dict[str, str]) -> list[
             t.add_column(f"{labels.get(x['run_id'], x['run_id'])} (n={x['n_labelled']})",
                          justify="right")
         for k, e in enumerate(runs[0]["types"]):
+            shares = [x["types"][k] for x in runs]
             t.add_row(e["error_type"], *(
-                f"{fmt_value(x['types'][k]['share'])} {fmt_interval(x['types'][k]['ci_low'], x['types'][k]['ci_high'], digits=1)} "
-                f"{x['types'][k]['n']}" for x in runs))
+                f"{fmt_value(s['share'])} {fmt_interval(s['ci_low'], s['ci_high'], digits=1)} "
+                f"{s['n']}" for s in shares))
         out.append(t)
         out += [Text(test_line(test)) for test in errors.get("tests", [])
                 if test["labeler"] == labeler]
@@ -158,7 +159,8 @@ def side_by_side(errors: dict[str, Any] | None, labels: dict[str, str]) -> list[
     return out
 
 
-def long_rows(errors: dict[str, Any] | None, runs: dict[str, dict[str, Any]]) -> list[dict[str, Any]]:
+def long_rows(errors: dict[str, Any] | None, runs: dict[str, dict[str, Any]]
+              ) -> list[dict[str, Any]]:
     """`compare --csv`: one row per run, labeller and error type (kind 'error_type': its
     share with the Wilson interval, n = labelled wrong answers, count = answers of the type)."""
     if not errors:

@@ -109,8 +109,9 @@ def read_sheet(store: Store, path: Path, labeler: str) -> dict[str, Any]:
         tax = info["taxonomy"]
         error_type = tax.canonical(said)
         if error_type is None:
-            raise DataError(path, f"{said!r} is not an error type of {info['title']} ({tax.source});"
-                            f" one of: {', '.join(tax.names)}", row=n, field="error_type")
+            raise DataError(path, f"{said!r} is not an error type of {info['title']} "
+                            f"({tax.source}); one of: {', '.join(tax.names)}", row=n,
+                            field="error_type")
         label = Label(error_type, _text(r.get("first_error")) or None, _text(r.get("note")) or None)
         labels.setdefault(run_id, []).append(
             (grader, (item_id, response_id, label, "human", None)))

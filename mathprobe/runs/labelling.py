@@ -229,7 +229,8 @@ def store_labels(store: Store, run_id: str, labeler: str, grader: str,
         "label_response_id": ("BIGINT", [r[4] for r in rows]),
     })
     params.update(run_id=run_id, labeler=labeler, grader=grader, at=at or now())
-    store.write(lambda con: replace_keyed(con, "error_labels", ("run_id", "item_id", "labeler"), f"""
+    key = ("run_id", "item_id", "labeler")
+    store.write(lambda con: replace_keyed(con, "error_labels", key, f"""
         SELECT $run_id AS run_id, s.item_id, $labeler AS labeler, s.response_id,
                $grader AS grader, s.error_type, s.first_error, s.rationale, s.source,
                s.label_response_id, $at::TIMESTAMP AS labelled_at
