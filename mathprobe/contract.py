@@ -9,7 +9,8 @@ A benchmark is a subclass of `Benchmark` that fills in its class attributes and 
 Optional parts have defaults: a `Judge` for what its rule graders leave undecided, `Probe`s beyond
 accuracy (contamination, classification), reference tables its views join against, the image a
 request carries, its `figures` declared once (mathprobe.figures: the tables, plots and notes every
-report draws, with their CIs) as data (`Figures`) or by methods (a `Comparison`). Its SQL views
+report draws, with their CIs) as data (`Figures`) or by methods (a `Comparison`), its error
+taxonomy (mathprobe.error_taxonomy: why answers fail, as the paper labels them). Its SQL views
 are files it names in `sql_files()`: the store applies the core layer first, then every
 benchmark's files, each after the files creating what it mentions.
 """
@@ -22,8 +23,9 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, ClassVar
 
+from mathprobe.error_taxonomy import ErrorTaxonomy, ErrorType
 from mathprobe.errors import MathprobeError
-from mathprobe.figures import Comparison, Figures, Plot, Section, Stat, Table
+from mathprobe.figures import Comparison, ErrorFigure, Figures, Plot, Section, Stat, Table
 from mathprobe.items import ChanceAnswer, Chat, Completion, Item, Request
 from mathprobe.paths import SQL_DIR
 from mathprobe.sampling import stratified_sample
@@ -326,6 +328,10 @@ class Benchmark(ABC):
 
     probes: ClassVar[Mapping[str, Probe]] = {}    # name -> probe
 
+    # why its answers fail (mathprobe.error_taxonomy): the paper's error types, definitions and
+    # figures, which `mathprobe errors` labels wrong answers with. None: not labelled.
+    error_taxonomy: ClassVar[ErrorTaxonomy | None] = None
+
     @property
     def comparison(self) -> Comparison:
         """How its runs are compared and shown (compare, HTML report, Prefect artifact): its
@@ -340,5 +346,5 @@ class Benchmark(ABC):
 
 
 __all__ = ["Benchmark", "ChanceAnswer", "Chat", "Columns", "Comparison", "Completion", "Dataset",
-           "Figures", "Grade", "Judge", "OfficialRow", "Plot", "Probe", "ResultFile", "Section",
-           "Skipped", "Stat", "Table", "fingerprint"]
+           "ErrorFigure", "ErrorTaxonomy", "ErrorType", "Figures", "Grade", "Judge", "OfficialRow",
+           "Plot", "Probe", "ResultFile", "Section", "Skipped", "Stat", "Table", "fingerprint"]

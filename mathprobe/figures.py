@@ -15,7 +15,9 @@ table beyond the figures. A benchmark says which figures it has in one of two wa
 
 Every figure is computed from the rows (run_id, grader, unit, item, cell, num, den) of the
 benchmark's figure-units view, with intervals that resample whole units (mathprobe.reports.stats);
-no renderer computes a figure of its own.
+no renderer computes a figure of its own. The paper's figures of why answers fail are declared
+with the benchmark's error taxonomy (`ErrorFigure` in an `ErrorTaxonomy`, mathprobe.error_taxonomy) and drawn by the
+same renderers (mathprobe.reports.error_analysis).
 """
 from __future__ import annotations
 
@@ -215,4 +217,26 @@ class Declared(Comparison):
         return list(self.figures.glossary)
 
 
-__all__ = ["Comparison", "Declared", "Each", "Figures", "Plot", "Section", "Stat", "Table"]
+@dataclass(frozen=True)
+class ErrorFigure:
+    """A figure of a paper's error analysis beyond the distribution, read from `view` (whose
+    rows carry run_id, grader, labeler), drawn by every report.
+
+    kind 'matrix': counts of each type by a row label (`row`, e.g. the knowledge concept),
+    optionally grouped under `group` (e.g. its category); the view has a row per (row, type)
+    with the count in `count`. kind 'listing': the rows as they are, the `columns` shown
+    (column, heading), in `order`."""
+    key: str
+    title: str
+    kind: str
+    view: str
+    columns: tuple[tuple[str, str], ...] = ()
+    row: str = ""
+    group: str = ""
+    count: str = "n"
+    order: str = ""
+    note: str = ""
+
+
+__all__ = ["Comparison", "Declared", "Each", "ErrorFigure", "Figures", "Plot", "Section", "Stat",
+           "Table"]

@@ -45,7 +45,7 @@ def judge(
     cascade:<judge>, and prints what the judge decided, failed on and cost."""
     from mathprobe import registry
     from mathprobe.reports.summary import find_run
-    from mathprobe.runs import check_backend, grade_run, judging, preflight
+    from mathprobe.runs import check_backend, grade_run, judging, labelling, preflight
     from mathprobe.store import open_store
 
     preflight.check_counts(concurrency=concurrency, request_timeout=request_timeout)
@@ -54,8 +54,9 @@ def judge(
     preflight.store_path(db)
     store = open_store(db)
     run = find_run(store, run_id)
-    if judging.JUDGE_RUN_MARK in run_id:
-        raise MathprobeError(f"{run_id} is a judge's own run; name the run it judged")
+    if judging.JUDGE_RUN_MARK in run_id or labelling.LABEL_RUN_MARK in run_id:
+        raise MathprobeError(f"{run_id} is a judge's or an error labeller's own run; name the "
+                             "run it judged or labelled")
     bench = registry.get(run["benchmark"])
     preflight.check_judge(bench, judge_spec)
     check_backend(judging.backend_spec(judge_spec))        # the API key, before anything runs

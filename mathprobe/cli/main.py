@@ -26,6 +26,7 @@ from mathprobe.cli import (
     compare,
     demo,
     deploy,
+    errors,
     export,
     import_,
     judge,
@@ -88,6 +89,7 @@ app.command("contamination")(probes.contamination)
 app.command("classify")(probes.classify)
 app.command("judge")(judge.judge)
 app.command("judge-audit")(judge_audit.judge_audit)
+app.add_typer(errors.app, name="errors")
 app.add_typer(store.app, name="store")
 app.add_typer(server.app, name="server")
 app.add_typer(triton.app, name="triton")

@@ -24,10 +24,11 @@ from mathprobe import registry
 from mathprobe.contract import Benchmark, Plot, Section, Stat, Table
 from mathprobe.errors import MathprobeError
 from mathprobe.reports import card as run_card
-from mathprobe.reports import intervals, stats, units
+from mathprobe.reports import error_analysis, intervals, stats, units
 from mathprobe.reports.graders import GraderFigure, compare_graders
 from mathprobe.reports.selection import check_grader, default_graders, find_run
 from mathprobe.runs.judging import JUDGE_RUN_MARK
+from mathprobe.runs.labelling import LABEL_RUN_MARK
 from mathprobe.store import Store
 
 # how a difference's interval was made (`Difference.ci_method`)
@@ -94,6 +95,8 @@ class BenchComparison:
     # everything a renderer needs is here: it never goes back to the registry or this module
     baseline: str | None = None                                  # the first run's id
     runs_of: dict[str, list[dict[str, Any]]] = field(default_factory=dict)   # table key -> runs
+    # why the runs failed: their error types (mathprobe.reports.error_analysis), if labelled
+    errors: dict[str, Any] | None = None
 
     def _table_runs(self, table: Table) -> list[dict[str, Any]]:
         """The runs that have a figure of `table` (e.g. probe runs only in probe tables)."""
@@ -115,7 +118,7 @@ class ComparisonResult:
 
 def select_runs(store: Store, run_ids: Sequence[str], benchmark: str | None) -> list[dict[str, Any]]:
     """The runs asked for (in that order), then, with `benchmark`, every other run of it (oldest
-    first; the judges' own runs left out)."""
+    first; the judges' and labellers' own runs left out)."""
     wanted = list(dict.fromkeys(run_ids))
     if benchmark is None and not wanted:
         raise MathprobeError("name the runs to compare, or --benchmark B for all runs of one")
@@ -124,7 +127,8 @@ def select_runs(store: Store, run_ids: Sequence[str], benchmark: str | None) -> 
                              f"{', '.join(registry.names())}")
     rows = store.query_dicts(
         "SELECT * FROM run_summary WHERE list_contains(?, run_id) OR (benchmark = ? AND NOT "
-        "contains(run_id, ?)) ORDER BY started_at, run_id", [wanted, benchmark, JUDGE_RUN_MARK])
+        "contains(run_id, ?) AND NOT contains(run_id, ?)) ORDER BY started_at, run_id",
+        [wanted, benchmark, JUDGE_RUN_MARK, LABEL_RUN_MARK])
     by_id = {r["run_id"]: r for r in rows}
     for r in wanted:
         if r not in by_id:
@@ -232,6 +236,7 @@ def compare_benchmark(store: Store, bench: Benchmark, runs: list[dict[str, Any]]
     shown = {r["run_id"]: {k: e.as_dict() for k, e in f.items()} for r in runs
              for f in [result.figures[r["run_id"]]]}
     result.plots = spec.plots(store, shown, runs)
+    result.errors = error_analysis.build(store, bench, runs)
     return result
 
 

@@ -21,6 +21,7 @@ from rich.table import Table as RichTable
 from rich.text import Text
 
 from mathprobe.contract import Stat, Table
+from mathprobe.reports import error_render
 from mathprobe.reports.compare import BenchComparison, ComparisonResult, Difference
 from mathprobe.reports.format import fmt_diff, fmt_interval, fmt_p, fmt_value, is_percent
 
@@ -49,6 +50,8 @@ def to_json(result: ComparisonResult) -> dict[str, Any]:
         out["differences"] += [{"benchmark": b.benchmark, **d.as_dict()} for d in b.differences]
         out["sections"] += [{"benchmark": b.benchmark, "title": s.title, "columns": s.columns,
                              "rows": s.rows, "note": s.note} for s in b.sections]
+        if b.errors:
+            out.setdefault("errors", []).append(b.errors)
         out.setdefault("graders", [])
         out["graders"] += [{"benchmark": b.benchmark,
                             "figure_key": b.headline.key if b.headline else None, **g.as_dict()}
@@ -137,6 +140,7 @@ def long_rows(result: ComparisonResult) -> list[dict[str, Any]]:
                          "label": b.headline.label if b.headline else None, "run_id": g.run_id,
                          "grader": g.grader, **(g.figure.as_dict() if g.figure else {}),
                          "agreement": a.get("agreement"), "kappa": a.get("kappa")})
+        rows += error_render.long_rows(b.errors, {r["run_id"]: r for r in b.runs})
     return rows
 
 
@@ -371,6 +375,7 @@ def render(result: ComparisonResult, width: int = 120) -> Group:
         parts += _differences(b, labels, width)
         if b.graders:
             parts.append(_graders_table(b))
+        parts += error_render.side_by_side(b.errors, labels)
         for s in b.sections:
             table = _table(None, None)
             for k, c in enumerate(s.columns):

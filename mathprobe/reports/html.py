@@ -23,7 +23,7 @@ import jinja2
 from mathprobe.contract import Stat, Table
 from mathprobe.reports import card as run_card
 from mathprobe.reports import compare as comparing
-from mathprobe.reports import fonts, glossary, item_browser, plots
+from mathprobe.reports import error_html, fonts, glossary, item_browser, plots
 from mathprobe.reports.compare import BenchComparison, ComparisonResult
 from mathprobe.reports.format import fmt_diff, fmt_interval, fmt_p, fmt_value, is_percent
 from mathprobe.reports.summary import truncation_note
@@ -73,6 +73,10 @@ def write(store: Store, run_ids: Sequence[str], out: Path, *, grader: str | None
                     files += plots.save(part.fig, str(figures_dir / part.key))
         n_plots += len(drawn)
         sections.append(_benchmark_section(b, drawn))
+        errors, written = error_html.section(b.errors, figures_dir)
+        sections[-1]["errors"] = errors
+        n_plots += len(errors["plots"]) if errors else 0
+        files += written
     out = Path(out)
     out.parent.mkdir(parents=True, exist_ok=True)
     browser = item_browser.items(store, runs, data_dir, max_items, out.parent, max_thumbnails)

@@ -1,7 +1,8 @@
 """The HTML report's item browser: every answer that counts, with its question as the model saw
 it (a benchmark's `shown_question`: WE-MATH's options included), extracted answer, gold, verdict
-per grader, status and image; a reasoning model's reasoning folded beside its answer (graders
-saw the answer only). A call that failed or was cut shows why (its error).
+per grader, error type per labeller (mathprobe errors), status and image; a reasoning model's
+reasoning folded beside its answer (graders saw the answer only). A call that failed or was cut
+shows why (its error).
 
 Rows are in natural order of their ids (2steps_1, 2steps_2, ..., 2steps_10), whole runs in
 order, up to `max_items` answers. Images travel with the file: distinct images (by content) are
@@ -40,7 +41,8 @@ def items(store: Store, runs: list[dict[str, Any]], data_dir: Path | None, max_i
           out_dir: Path, max_thumbnails: int = MAX_THUMBNAILS) -> dict[str, Any]:
     """The browser's data: runs, graders, images, and per answer [run index, item id, concept,
     question, gold, status, response, image index (-1: none), {grader: [extracted, correct]},
-    reasoning ('' : none)]."""
+    reasoning ('' : none), {labeller: [error type, first wrong step]} (its error labels:
+    mathprobe errors)]."""
     take, total, left_out = [], 0, []
     counts = dict(store.query("SELECT run_id, count(*) FROM current_responses WHERE "
                               "list_contains(?, run_id) GROUP BY run_id",
@@ -60,6 +62,13 @@ def items(store: Store, runs: list[dict[str, Any]], data_dir: Path | None, max_i
             "WHERE list_contains(?, run_id)", [take]):
         verdicts.setdefault((run_id, item_id), {})[grader] = [extracted, correct]
         graders.add(grader)
+    labels: dict[tuple[str, str], dict[str, list]] = {}
+    labelled = [r for (r,) in store.query("SELECT DISTINCT run_id FROM error_labels WHERE "
+                                          "list_contains(?, run_id)", [take])]
+    for run_id, item_id, labeler, error_type, first_error in store.query(
+            "SELECT run_id, item_id, labeler, error_type, first_error FROM error_labels_current "
+            "WHERE list_contains(?, run_id)", [labelled]) if labelled else []:
+        labels.setdefault((run_id, item_id), {})[labeler] = [error_type, first_error]
     order = {run_id: k for k, run_id in enumerate(take)}
     rows.sort(key=lambda r: (order[r[0]], natural_key(r[1])))
     bench_of = {r["run_id"]: r["benchmark"] for r in runs}
@@ -71,7 +80,8 @@ def items(store: Store, runs: list[dict[str, Any]], data_dir: Path | None, max_i
         shown_text = response if response is not None and (response or not error) else error
         out.append([order[run_id], item_id, concept or "", _cut(question_text), gold or "",
                     status, _cut(shown_text or ""), images.ref(image),
-                    verdicts.get((run_id, item_id), {}), _cut(reasoning) if reasoning else ""])
+                    verdicts.get((run_id, item_id), {}), _cut(reasoning) if reasoning else "",
+                    labels.get((run_id, item_id), {})])
     grader_of = {r["run_id"]: r["grader"] for r in runs}
     return {"data": {"runs": take, "run_graders": [grader_of[r] for r in take],
                      "run_benchmarks": [bench_of[r] for r in take],

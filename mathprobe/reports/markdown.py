@@ -1,14 +1,14 @@
 """A run's report as Markdown (the Prefect UI's report artifact): the run apart from the metrics,
 the headline figure, every figure of the benchmark's tables as a percentage with its 95%
-interval and n, the weakest concepts, the benchmark's notes on the run, and where the HTML
-report is. Read from the same comparison machinery as `mathprobe compare`, for one run."""
+interval and n, the weakest concepts, the benchmark's notes on the run, why it failed (its error
+types, where its wrong answers are labelled: mathprobe errors), and where the HTML report is. Read from the same comparison machinery as `mathprobe compare`, for one run."""
 from __future__ import annotations
 
 import json
 from pathlib import Path
 from typing import Any
 
-from mathprobe.reports import compare
+from mathprobe.reports import compare, error_render
 from mathprobe.reports.format import fmt_diff, fmt_interval, fmt_p, fmt_value, is_percent
 from mathprobe.store import Store
 
@@ -89,6 +89,7 @@ def run_markdown(store: Store, report: dict[str, Any], *, html: str | None = Non
                   f"{fmt_interval(e.ci_low, e.ci_high, s.fmt)} | {e.n} |" for s, e in weakest]
     if report.get("notes"):
         lines += ["", "## Notes", "", *(f"- {_md(note)}" for note in report["notes"])]
+    lines += error_render.markdown(report.get("errors"))
     lines += ["", "## HTML report", ""]
     if html:
         lines.append(f"Plots, every figure with its interval, a glossary and an item browser: "

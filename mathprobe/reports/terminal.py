@@ -12,7 +12,7 @@ from rich.table import Table as RichTable
 from rich.text import Text
 
 from mathprobe.contract import Benchmark
-from mathprobe.reports import compare
+from mathprobe.reports import compare, error_analysis, error_render
 from mathprobe.reports.format import fmt_interval, fmt_value, is_percent
 from mathprobe.store import Store
 
@@ -51,7 +51,9 @@ def build(store: Store, bench: Benchmark, run: dict[str, Any], grader: str) -> d
                                  **figures[s.key].as_dict()}
                                 for s in t.stats if s.key in figures]
         tables.append(shown)
-    return {"grader": grader, "tables": tables, "notes": spec.notes(store, run, grader)}
+    errors = b.errors if len(runs) == 1 else error_analysis.build(store, bench, runs[:1])
+    return {"grader": grader, "tables": tables, "notes": spec.notes(store, run, grader),
+            "errors": errors}
 
 
 def _value(f: dict[str, Any]) -> str:
@@ -110,6 +112,7 @@ def render(report: dict[str, Any], width: int = 120) -> list[Any]:
             continue
         out.append((t.get("layout") == "wide" and _wide(t, width)) or _long(t))
     out += [Text(note, style="yellow") for note in report.get("notes", [])]
+    out += error_render.terminal(report.get("errors"))
     return out
 
 

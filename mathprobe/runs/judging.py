@@ -92,17 +92,21 @@ Check = Callable[[Request, str | None], bool]
 
 
 class VerdictChecked:
-    """Wraps the judge's backend: an answer with no readable verdict becomes `judge_failed`."""
+    """Wraps the judge's backend: an answer with no readable verdict becomes `judge_failed`
+    (or `failed`, with the error `missing`: a labeller's reply without a readable type is
+    `label_failed`, mathprobe.runs.labelling)."""
 
-    def __init__(self, inner, check: Check):
+    def __init__(self, inner, check: Check, failed: str = "judge_failed",
+                 missing: str = "no verdict in the judge's reply"):
         self.inner, self.check = inner, check
+        self.failed, self.missing = failed, missing
         self.kind, self.model = inner.kind, inner.model
 
     async def complete(self, request: Request) -> Completion:
         c = await self.inner.complete(request)
         if c.status == "ok" and not self.check(request, c.text):
-            c.status = "judge_failed"
-            c.error = f"no verdict in the judge's reply: ...{(c.text or '')[-160:]!r}"
+            c.status = self.failed
+            c.error = f"{self.missing}: ...{(c.text or '')[-160:]!r}"
         return c
 
     async def aclose(self) -> None:

@@ -31,6 +31,7 @@ from mathprobe.store.owned_paths import Owned, clash
 # What a user means by each number: (least, most, what it counts).
 NUMBERS: dict[str, tuple[float, float | None, str]] = {
     "limit": (1, None, "a number of questions"),
+    "sample": (1, None, "a number of wrong answers"),
     "concurrency": (1, 4096, "requests in flight"),
     "max_tokens": (1, 1_000_000, "new tokens per answer"),
     "max_cost": (0, None, "US dollars"),

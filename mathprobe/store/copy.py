@@ -5,7 +5,7 @@ The source is attached read-only to the destination's connection and everything 
 per copy, one write on the destination (retried on a lake like any write), so a run is either
 all there or absent, and copying again skips the runs the destination already holds (an
 interrupted copy resumes). Response ids are the destination's own (new ones, mapped for the
-verdicts and log-probabilities that point at them). The items and reference tables the views
+verdicts, log-probabilities and error labels that point at them). The items and reference tables the views
 join against come along; the destination must not hold another version of a benchmark's data
 (its `loaded_datasets` fingerprint): mixing two would make the views wrong.
 """
@@ -20,7 +20,7 @@ from mathprobe.store import lake, run_data
 from mathprobe.store.duckdb_store import Store
 from mathprobe.store.location import Location, _quote
 
-RUN_TABLES = ("runs", "responses", "verdicts", "token_logprobs", "probe_scores")
+RUN_TABLES = ("runs", "responses", "verdicts", "token_logprobs", "probe_scores", "error_labels")
 # derived per run and kept by the destination itself (run_data.rebuild / store_figures)
 NOT_COPIED = (*RUN_TABLES, "lake_writes", "run_data")
 SRC = "copy_src"
@@ -100,6 +100,16 @@ def _copy(con: duckdb.DuckDBPyConnection, dst: Store, run_ids: list[str] | None)
                 by_id)
     con.execute(f"INSERT INTO probe_scores BY NAME SELECT * FROM {SRC}.main.probe_scores "
                 "WHERE run_id IN (SELECT unnest($runs::VARCHAR[]))", {"runs": todo})
+    if "error_labels" in _tables(con, SRC):         # a store made before error labels has none
+        # the labels of the copied runs, on their answers' new ids (the labeller's reply too,
+        # where its run is copied)
+        con.execute(f"""INSERT INTO error_labels BY NAME
+                        SELECT l.* REPLACE (($ids::BIGINT[])[m.k] AS response_id,
+                                            ($ids::BIGINT[])[r.k] AS label_response_id)
+                        FROM {SRC}.main.error_labels l
+                        JOIN copy_ids m ON m.old_id = l.response_id
+                        LEFT JOIN copy_ids r ON r.old_id = l.label_response_id
+                        WHERE l.run_id IN (SELECT unnest($runs::VARCHAR[]))""", params)
     con.execute("DROP TABLE copy_ids")
     run_data.rebuild(con, todo)       # the copied runs' spans of the destination's ids
     run_data.store_figures(con)

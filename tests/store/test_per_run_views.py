@@ -46,7 +46,7 @@ def _answer(bench: str, item, right: bool) -> str:
 def store(tmp_path_factory, data_dir):
     """Three runs of each benchmark over a stratified sample of its items: every third item
     failed first and was answered on a retry, the last item only failed; ConceptMath's three
-    probe runs; a judge's cascade on a CMMaTH run."""
+    probe runs; a judge's cascade on a CMMaTH run; error labels of two runs of each benchmark."""
     s = Store(tmp_path_factory.mktemp("runs") / "many.duckdb")
     s.query(f"SET threads = {THREADS}")
     s.start_run(RunSpec("other", "wemath", "m:9", "m", "zs", {}), OTHER_ROWS)
@@ -91,6 +91,23 @@ def store(tmp_path_factory, data_dir):
                 s.write_probe_scores(run_id, "rouge_l" if probe == "rouge" else "reciprocal_rank",
                                      [(i, 1 / (1 + n % 3), None) for n, i in enumerate(ids)])
             s.finish_run(run_id, "completed")
+    # error labels (mathprobe errors) on the wrong answers of one run of each benchmark, by a
+    # model and, on some, by people: the error views must keep to the run asked for too
+    from mathprobe.error_taxonomy import Label
+    from mathprobe.runs import labelling
+
+    for name in ("wemath", "conceptmath", "cmmath"):
+        bench = registry.get(name)
+        labelling.write_types(s, bench)
+        for r in (0, 1):
+            run_id = f"{name}-{r}"
+            grader = bench.graders[0]
+            wrong = labelling.wrong_answers(s, run_id, grader)
+            types = bench.error_taxonomy.names
+            for labeler, every in (("m:label", 1), ("people", 2)):
+                labelling.store_labels(s, run_id, labeler, grader, [
+                    (w.item_id, w.response_id, Label(types[n % len(types)]), "model", None)
+                    for n, w in enumerate(wrong) if n % every == 0])
     yield s
     s.close()
 

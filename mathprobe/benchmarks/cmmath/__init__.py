@@ -46,6 +46,7 @@ from mathprobe.benchmarks.cmmath.data.knowledge_points import (
 from mathprobe.benchmarks.cmmath.data.official_results import imported_tables, read_official_results
 from mathprobe.benchmarks.cmmath.data.options import gold_letters, option_letters, option_texts
 from mathprobe.benchmarks.cmmath.data.published_texts import published
+from mathprobe.benchmarks.cmmath.error_types import TAXONOMY as ERROR_TAXONOMY
 from mathprobe.benchmarks.cmmath.figures.comparison import CmmathComparison
 from mathprobe.benchmarks.cmmath.grading import GRADERS, grade
 from mathprobe.benchmarks.cmmath.grading import judge_audit as audit
@@ -130,6 +131,7 @@ class Cmmath(Benchmark):
     graders = GRADERS
     judge = CmmathJudge()
     comparison = CmmathComparison()
+    error_taxonomy = ERROR_TAXONOMY       # why its answers fail (error_types)
 
     strata_names = STRATA
 

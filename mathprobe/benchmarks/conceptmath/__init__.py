@@ -27,6 +27,7 @@ from mathprobe.benchmarks.conceptmath.data.dataset import (
     strata,
 )
 from mathprobe.benchmarks.conceptmath.data.official_results import read_official_results
+from mathprobe.benchmarks.conceptmath.error_types import TAXONOMY as ERROR_TAXONOMY
 from mathprobe.benchmarks.conceptmath.figures import ConceptMathComparison
 from mathprobe.benchmarks.conceptmath.grading import GRADERS, grade
 from mathprobe.contract import Benchmark
@@ -43,6 +44,7 @@ class ConceptMath(Benchmark):
     graders = GRADERS
     probes = PROBE_OBJECTS
     comparison = ConceptMathComparison()
+    error_taxonomy = ERROR_TAXONOMY       # why its answers fail (error_types)
 
     strata_names = STRATA
 

@@ -31,6 +31,7 @@ from mathprobe.benchmarks.wemath.data.dataset import (
 from mathprobe.benchmarks.wemath.data.lmms_eval_results import read_lmms_eval
 from mathprobe.benchmarks.wemath.data.official_results import read_official_results
 from mathprobe.benchmarks.wemath.data.vlmevalkit_results import read_vlmevalkit, write_score_csv
+from mathprobe.benchmarks.wemath.error_types import TAXONOMY as ERROR_TAXONOMY
 from mathprobe.benchmarks.wemath.figures import WeMathComparison
 from mathprobe.benchmarks.wemath.grading import GRADERS, extract_official, grade
 from mathprobe.benchmarks.wemath.grading.judge import WemathJudge
@@ -53,6 +54,7 @@ class WeMath(Benchmark):
                  "FROM wemath_four_dimensional WHERE run_id = '{run_id}'"}
     comparison = WeMathComparison()
     judge = WemathJudge()          # VLMEvalKit's judged extractor, beside the official one
+    error_taxonomy = ERROR_TAXONOMY       # why its answers fail (error_types)
 
     strata_names = STRATA
 

@@ -30,7 +30,7 @@ COMMENT ON COLUMN responses.response_id IS $$The response's id (increasing).$$;
 COMMENT ON COLUMN responses.item_id IS $$The item answered (items.item_id).$$;
 COMMENT ON COLUMN responses.request_hash IS $$Content hash of the exact request (model, params, prompt, image bytes): the cache and resume key.$$;
 COMMENT ON COLUMN responses.response IS $$The model's answer, what graders and judges read (a reasoning model's reasoning is apart, in reasoning); NULL when the call failed or an imported file had none.$$;
-COMMENT ON COLUMN responses.status IS $$ok; refused (the model declined: graded wrong); missing (no response in an imported file: graded wrong); infra_failed (the call failed after its retries: never graded); truncated (the reply stopped at the token cap inside its reasoning or before its answer: never graded, re-asked by --retry-failed or a larger --max-tokens); judge_failed (a judge reply without a verdict).$$;
+COMMENT ON COLUMN responses.status IS $$ok; refused (the model declined: graded wrong); missing (no response in an imported file: graded wrong); infra_failed (the call failed after its retries: never graded); truncated (the reply stopped at the token cap inside its reasoning or before its answer: never graded, re-asked by --retry-failed or a larger --max-tokens); judge_failed (a judge reply without a verdict); label_failed (an error labeller's reply without a readable error type: no label).$$;
 COMMENT ON COLUMN responses.error IS $$Why the call failed (API keys scrubbed).$$;
 COMMENT ON COLUMN responses.attempts IS $$Attempts the call took (retries + 1).$$;
 COMMENT ON COLUMN responses.latency_s IS $$Seconds from request to answer, in seconds.$$;
