@@ -23,6 +23,7 @@ import numpy as np
 from mathprobe import registry
 from mathprobe.contract import Benchmark, Plot, Section, Stat, Table
 from mathprobe.errors import MathprobeError
+from mathprobe.figures import Ranking
 from mathprobe.reports import card as run_card
 from mathprobe.reports import intervals, stats, units
 from mathprobe.reports.graders import GraderFigure, compare_graders
@@ -94,6 +95,7 @@ class BenchComparison:
     # everything a renderer needs is here: it never goes back to the registry or this module
     baseline: str | None = None                                  # the first run's id
     runs_of: dict[str, list[dict[str, Any]]] = field(default_factory=dict)   # table key -> runs
+    rankings: list[Ranking] = field(default_factory=list)       # e.g. each run's weakest concepts
 
     def _table_runs(self, table: Table) -> list[dict[str, Any]]:
         """The runs that have a figure of `table` (e.g. probe runs only in probe tables)."""
@@ -222,6 +224,7 @@ def compare_benchmark(store: Store, bench: Benchmark, runs: list[dict[str, Any]]
             result.model_rows[t.key] = _model_rows(t, compiled, frame, result, bench,
                                                    resamples, seed)
     result.sections = spec.sections(store, runs)
+    result.rankings = spec.rankings(store, runs)
     result.glossary = spec.glossary(store)
     result.headline = headline_stat(spec, tables)
     if result.headline is not None:

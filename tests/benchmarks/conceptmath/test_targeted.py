@@ -124,3 +124,39 @@ def test_table5_from_two_runs_equals_the_hand_computation(before_after):
                       ("Avg Acc. (over 2 concepts)", pytest.approx(0.3), pytest.approx(0.3)),
                       ("Avg Acc. (over 2 concepts)", pytest.approx(0.3), pytest.approx(0.3)),
                       ("Overall Acc.", pytest.approx(0.3), pytest.approx(0.3))]
+
+
+def test_the_weakest_concepts_in_the_report_json_terminal_markdown_and_html(
+        before_after, tmp_path, monkeypatch):
+    """The ranking is declared once (ConceptMathComparison.rankings) and drawn by every output.
+    (The reports rank 10; here 2 of the 4 concepts, so that one is outside.)"""
+    from rich.console import Console
+
+    from mathprobe import reports
+    from mathprobe.benchmarks.conceptmath import figures
+    from mathprobe.reports import html, markdown
+
+    store, root = before_after
+    report = reports.build(store, "before")
+    element = next(k for k in report["rankings"] if k["key"] == "weakest:element_en")
+    assert len(element["entries"]) == 4 and not any(e["warning"] for e in element["entries"])
+    monkeypatch.setattr(figures, "N_UNMASTERED", 2)
+    report = reports.build(store, "before")
+    element = next(k for k in report["rankings"] if k["key"] == "weakest:element_en")
+    assert [(e["rank"], e["label"], e["n"], e["count"]) for e in element["entries"]] == [
+        (1, "geometry/solids/Cones", 5, 0), (2, "geometry/solids/Spheres", 5, 1)]
+    assert [bool(e["warning"]) for e in element["entries"]] == [False, True]
+    assert "1 concept(s) with fewer than 5 graded problems left out" in element["note"]
+    console = Console(width=160, record=True)
+    reports.print_report(report, console)
+    text = console.export_text()
+    assert "Weakest concepts, Elementary-EN: the 2 lowest of 4 level-3 concepts" in text
+    flat = " ".join(text.replace("│", " ").split())
+    assert "2! geometry/solids/Spheres" in flat and "reaches 60.00%, the accuracy of" in flat
+    md, _ = markdown.run_markdown(store, report)
+    assert "| 1 | geometry/solids/Cones | 0.00% | [0.00, 43.45] | 5 |" in md
+    page = tmp_path / "r.html"
+    html.write(store, ["before", "after"], page, data_dir=root)
+    body = page.read_text()
+    assert body.count('<table class="extra ranking" data-ranking="weakest:element_en"') == 2
+    assert "its place among them is not established" in body
