@@ -26,7 +26,8 @@ chromium:
 	      --no-install-recommends chromium >/dev/null; }
 
 # The core install (`pip install mathprobe`: API and baseline runs, store, report, compare,
-# deploy) for the demo; the test suite adds the extras (PostgreSQL lakes, Triton) and its tools.
+# deploy) for the demo; the test suite adds the extras (PostgreSQL lakes, Triton, data selection)
+# and its tools.
 $(STAMP): pyproject.toml constraints.txt
 	test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
 	$(BIN)/pip install -q --upgrade pip
@@ -34,7 +35,7 @@ $(STAMP): pyproject.toml constraints.txt
 	touch $(STAMP)
 
 $(STAMP)-test: $(STAMP)
-	$(BIN)/pip install -q -c constraints.txt -e '.[test,lake,triton]'
+	$(BIN)/pip install -q -c constraints.txt -e '.[test,lake,triton,select]'
 	touch $(STAMP)-test
 
 install: $(STAMP)

@@ -1,0 +1,111 @@
+"""Whether a document overlaps a benchmark question: training data must not contaminate the
+benchmark that will measure its effect. Every question of every ConceptMath system is indexed;
+a document overlaps one when either probe finds it:
+
+* n-gram: the document holds an N-gram of the question's tokens (N = `NGRAM`, 13 as in GPT-3's
+  and Llama 2's contamination studies, or the whole question where it is shorter);
+* Rouge-L: a window of the document as long as the question matches it with Rouge-L F >=
+  `ROUGE_MIN`, the measure of the contamination probe (`_probes.rouge_l`: the same tokens,
+  Chinese split into characters), here between the question and the text, not a model's
+  continuation; it catches a question copied with a few words changed.
+
+Tokens are Rouge-L's (`_probes.rouge_tokens`): English words lower-cased, Chinese characters.
+Questions are found by the `SEED`-grams they share with the document (an inverted index), so a
+document is compared only with the questions it shares text with; the windows compared are those
+around the shared text. Questions shorter than `SEED` tokens are left out of the index (a text
+that short is common prose, not a copy of a problem) and counted (`n_too_short`)."""
+from __future__ import annotations
+
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass
+
+from mathprobe.benchmarks.conceptmath._probes import rouge_l, rouge_tokens
+from mathprobe.benchmarks.conceptmath.data.dataset import language
+from mathprobe.items import Item
+
+NGRAM = 13
+SEED = 5
+ROUGE_MIN = 0.7
+MAX_CANDIDATES = 8        # questions compared with one document, those sharing most text first
+MAX_HITS = 4              # places of the document compared with one question
+
+
+@dataclass(frozen=True)
+class Overlap:
+    """The benchmark question a document overlaps, the probe that found it and its value (the
+    n-gram's length, or the Rouge-L F)."""
+    item_id: str
+    probe: str
+    value: float
+
+
+def _grams(tokens: Sequence[str], n: int) -> Iterable[tuple[int, str]]:
+    for i in range(len(tokens) - n + 1):
+        yield i, "\x1f".join(tokens[i:i + n])
+
+
+class BenchmarkOverlap:
+    """The index of the benchmark's questions (all systems) and the check of a document."""
+
+    def __init__(self, items: Iterable[Item], ngram: int = NGRAM, rouge_min: float = ROUGE_MIN):
+        self.ngram, self.rouge_min = ngram, rouge_min
+        self.questions: list[tuple[str, str, str, list[str], set[str]]] = []
+        self.index: dict[str, dict[str, list[int]]] = {"en": {}, "zh": {}}
+        self.n_too_short = 0
+        for item in items:
+            lang = language(item.group_id or "")
+            tokens = rouge_tokens(item.question, lang)
+            if len(tokens) < SEED:
+                self.n_too_short += 1
+                continue
+            n = min(ngram, len(tokens))
+            k = len(self.questions)
+            self.questions.append((item.item_id, lang, item.question, tokens,
+                                   {g for _, g in _grams(tokens, n)}))
+            for _, g in _grams(tokens, SEED):
+                self.index[lang].setdefault(g, []).append(k)
+
+    def __len__(self) -> int:
+        return len(self.questions)
+
+    def check(self, text: str) -> Overlap | None:
+        """The first question the document overlaps, or None."""
+        for lang in ("en", "zh"):
+            index = self.index[lang]
+            if not index:
+                continue
+            tokens = rouge_tokens(text, lang)
+            hits: dict[int, list[int]] = {}
+            for pos, g in _grams(tokens, SEED):
+                for k in index.get(g, ()):
+                    hits.setdefault(k, []).append(pos)
+            if not hits:
+                continue
+            doc_grams: dict[int, set[str]] = {}
+            for k in sorted(hits, key=lambda k: -len(hits[k]))[:MAX_CANDIDATES]:
+                found = self._compare(k, tokens, hits[k], doc_grams)
+                if found is not None:
+                    return found
+        return None
+
+    def _compare(self, k: int, tokens: list[str], positions: list[int],
+                 doc_grams: dict[int, set[str]]) -> Overlap | None:
+        item_id, lang, question, q_tokens, q_grams = self.questions[k]
+        n = min(self.ngram, len(q_tokens))
+        if n not in doc_grams:
+            doc_grams[n] = {g for _, g in _grams(tokens, n)}
+        if q_grams & doc_grams[n]:
+            return Overlap(item_id, f"{n}-gram", float(n))
+        size = len(q_tokens)
+        step = max(1, size // 4)
+        best, seen = 0.0, set()
+        for pos in positions[:MAX_HITS]:
+            for start in range(max(0, pos - size + SEED), pos + 1, step):
+                if start in seen:
+                    continue
+                seen.add(start)
+                window = " ".join(tokens[start:start + size])
+                best = max(best, rouge_l(question, window, lang))
+        if best >= self.rouge_min:
+            return Overlap(item_id, "rouge-l", best)
+        return None
