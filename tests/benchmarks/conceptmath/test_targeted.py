@@ -160,3 +160,41 @@ def test_the_weakest_concepts_in_the_report_json_terminal_markdown_and_html(
     body = page.read_text()
     assert body.count('<table class="extra ranking" data-ranking="weakest:element_en"') == 2
     assert "its place among them is not established" in body
+
+
+def test_compare_baseline_shows_table5_with_mcnemar(before_after, db, tmp_path):
+    """`compare --baseline before after`: the targeted-improvement section (Table 5) with the
+    exact McNemar p-value of each row; the HTML report shows it too."""
+    import json
+
+    from scipy.stats import binomtest
+    from typer.testing import CliRunner
+
+    from mathprobe.cli.main import app
+    from mathprobe.reports import html
+
+    store, root = before_after
+    page = tmp_path / "r.html"
+    html.write(store, ["before", "after"], page, data_dir=root)
+    store.close()
+    out = CliRunner().invoke(app, ["compare", "--db", str(db), "after", "--baseline", "before",
+                                   "--json"])
+    assert out.exit_code == 0, out.output
+    sections = [s for s in json.loads(out.stdout)["sections"]
+                if s["title"].startswith("Targeted improvement")]
+    assert [s["title"] for s in sections] == [
+        "Targeted improvement (paper Table 5): before -> after"]
+    rows = {(r[0], r[1]): r for r in sections[0]["rows"]}
+    cones = rows[("Elementary-EN", "Cones")]
+    assert cones[2].startswith("0.00 [0.00, 43.45]") and cones[3].startswith("40.00")
+    assert cones[4] == "+40.00" and cones[6] == "0 / 2 of 5"
+    assert cones[7] == f"{binomtest(0, 2, 0.5).pvalue:.3f}"                # 0.500
+    overall = rows[("Elementary-EN", "Overall Acc.")]
+    assert overall[6] == "4 / 10 of 22" and overall[7] == f"{binomtest(4, 14, 0.5).pvalue:.3f}"
+    # compare ranks the paper's 10: here all 4 eligible concepts are the weakest
+    assert rows[("Elementary-EN", "Avg Acc. (over 4 concepts)")][2] == "45.00"
+    # the first run named is the baseline without --baseline: after -> before
+    out = CliRunner().invoke(app, ["compare", "--db", str(db), "after", "before", "--json"])
+    titles = [s["title"] for s in json.loads(out.stdout)["sections"]]
+    assert "Targeted improvement (paper Table 5): after -> before" in titles
+    assert "Targeted improvement (paper Table 5): before -&gt; after" in page.read_text()
