@@ -11,8 +11,10 @@ a document overlaps one when either probe finds it:
 
 Tokens are Rouge-L's (`_probes.rouge_tokens`): English words lower-cased, Chinese characters.
 Questions are found by the `SEED`-grams they share with the document (an inverted index), so a
-document is compared only with the questions it shares text with; the windows compared are those
-around the shared text. Questions shorter than `SEED` tokens are left out of the index (a text
+document is compared only with the questions it shares text with (for Rouge-L, at least two
+`SEED`-grams, or the one a question that short has: a single shared phrase such as "how many of
+these" is common prose); the windows compared are those the shared text aligns: where the
+question would start in the document if the shared `SEED`-gram were the question's own. Questions shorter than `SEED` tokens are left out of the index (a text
 that short is common prose, not a copy of a problem) and counted (`n_too_short`)."""
 from __future__ import annotations
 
@@ -27,7 +29,7 @@ NGRAM = 13
 SEED = 5
 ROUGE_MIN = 0.7
 MAX_CANDIDATES = 8        # questions compared with one document, those sharing most text first
-MAX_HITS = 4              # places of the document compared with one question
+MAX_WINDOWS = 3           # alignments of the document compared with one question
 
 
 @dataclass(frozen=True)
@@ -50,7 +52,8 @@ class BenchmarkOverlap:
     def __init__(self, items: Iterable[Item], ngram: int = NGRAM, rouge_min: float = ROUGE_MIN):
         self.ngram, self.rouge_min = ngram, rouge_min
         self.questions: list[tuple[str, str, str, list[str], set[str]]] = []
-        self.index: dict[str, dict[str, list[int]]] = {"en": {}, "zh": {}}
+        # SEED-gram -> (question, its place in the question)
+        self.index: dict[str, dict[str, list[tuple[int, int]]]] = {"en": {}, "zh": {}}
         self.n_too_short = 0
         for item in items:
             lang = language(item.group_id or "")
@@ -62,8 +65,8 @@ class BenchmarkOverlap:
             k = len(self.questions)
             self.questions.append((item.item_id, lang, item.question, tokens,
                                    {g for _, g in _grams(tokens, n)}))
-            for _, g in _grams(tokens, SEED):
-                self.index[lang].setdefault(g, []).append(k)
+            for qi, g in _grams(tokens, SEED):
+                self.index[lang].setdefault(g, []).append((k, qi))
 
     def __len__(self) -> int:
         return len(self.questions)
@@ -75,10 +78,10 @@ class BenchmarkOverlap:
             if not index:
                 continue
             tokens = rouge_tokens(text, lang)
-            hits: dict[int, list[int]] = {}
+            hits: dict[int, list[int]] = {}            # question -> aligned starts
             for pos, g in _grams(tokens, SEED):
-                for k in index.get(g, ()):
-                    hits.setdefault(k, []).append(pos)
+                for k, qi in index.get(g, ()):
+                    hits.setdefault(k, []).append(pos - qi)
             if not hits:
                 continue
             doc_grams: dict[int, set[str]] = {}
@@ -88,7 +91,7 @@ class BenchmarkOverlap:
                     return found
         return None
 
-    def _compare(self, k: int, tokens: list[str], positions: list[int],
+    def _compare(self, k: int, tokens: list[str], starts: list[int],
                  doc_grams: dict[int, set[str]]) -> Overlap | None:
         item_id, lang, question, q_tokens, q_grams = self.questions[k]
         n = min(self.ngram, len(q_tokens))
@@ -96,16 +99,14 @@ class BenchmarkOverlap:
             doc_grams[n] = {g for _, g in _grams(tokens, n)}
         if q_grams & doc_grams[n]:
             return Overlap(item_id, f"{n}-gram", float(n))
+        if len(starts) < min(2, len(q_tokens) - SEED + 1):
+            return None
         size = len(q_tokens)
-        step = max(1, size // 4)
-        best, seen = 0.0, set()
-        for pos in positions[:MAX_HITS]:
-            for start in range(max(0, pos - size + SEED), pos + 1, step):
-                if start in seen:
-                    continue
-                seen.add(start)
-                window = " ".join(tokens[start:start + size])
-                best = max(best, rouge_l(question, window, lang))
+        best = 0.0
+        # the alignments most shared SEED-grams agree on first (an edit shifts a few of them)
+        for start in sorted(set(starts), key=lambda s: -starts.count(s))[:MAX_WINDOWS]:
+            window = " ".join(tokens[max(0, start):max(0, start) + size])
+            best = max(best, rouge_l(question, window, lang))
         if best >= self.rouge_min:
             return Overlap(item_id, "rouge-l", best)
         return None
