@@ -7,7 +7,9 @@ The corpus is JSON lines made here, about 800 characters a document: most docume
 salad over the ConceptMath questions' vocabulary (English) or characters (Chinese), each about
 one concept (so the classifier has real work), with benchmark questions copied into some and
 near-duplicate pages among them. The store holds one run on all four systems imported in the
-authors' format with seeded right/wrong answers. The selection runs in a child process, so its
+authors' format with seeded right/wrong answers: its weakest concepts are in all four systems,
+so every document is classified (an English one by both English systems' models, a Chinese one
+by both Chinese ones). The selection runs in a child process, so its
 peak RSS (ru_maxrss) is its own: Python, numpy, scikit-learn and DuckDB included.
 
     python perf/select_data.py [--docs 100000] [--weakest 10] [--per-concept 50] [--keep DIR]
@@ -44,15 +46,15 @@ def make_store(db: Path, seed: int) -> None:
     bench = registry.get("conceptmath")
     data = data_dir()
     store = open_store(db)
-    for system in ("element_en", "element_zh", "middle_en", "middle_zh"):
-        rows = [json.loads(x) for x in
-                (data / "conceptmath" / f"{system}.jsonl").read_text().splitlines() if x.strip()]
-        answered = db.parent / f"{system}.jsonl"
-        answered.write_text("".join(json.dumps({**r, "response": "Therefore, the answer is "
-                                                + (str(r["answer"]) if rng.random() < 0.6
-                                                   else "99999") + "."}, ensure_ascii=False)
-                                    + "\n" for r in rows))
-        runs.import_official(store, bench, data, answered, f"perf-{system}")
+    rows = [json.loads(x) for system in ("element_en", "element_zh", "middle_en", "middle_zh")
+            for x in (data / "conceptmath" / f"{system}.jsonl").read_text().splitlines()
+            if x.strip()]
+    answered = db.parent / "answers.jsonl"
+    answered.write_text("".join(json.dumps({**r, "response": "Therefore, the answer is "
+                                            + (str(r["answer"]) if rng.random() < 0.6
+                                               else "99999") + "."}, ensure_ascii=False) + "\n"
+                                for r in rows))
+    runs.import_official(store, bench, data, answered, "perf")
     close_all()
 
 
@@ -114,11 +116,9 @@ def child(args: argparse.Namespace) -> None:
     store = open_store(args.db)
     items = registry.get("conceptmath").load(data_dir()).items
     started = time.perf_counter()
-    result = None
-    for system in ("element_en", "middle_en", "element_zh", "middle_zh")[:1]:
-        opts = SelectOptions(f"perf-{system}", "official", (str(args.corpus),), Path(args.out),
-                             id_field="id", weakest=args.weakest, per_concept=args.per_concept)
-        result = select.select(store, items, opts, progress=Timer())
+    opts = SelectOptions("perf", "official", (str(args.corpus),), Path(args.out),
+                         id_field="id", weakest=args.weakest, per_concept=args.per_concept)
+    result = select.select(store, items, opts, progress=Timer())
     done = time.perf_counter()
     print(json.dumps({
         "documents": result.n_read, "selected": result.n_selected,
@@ -162,7 +162,8 @@ def main() -> None:
         sys.exit(run.stderr[-3000:])
     peak = resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss / 1024
     got = json.loads(run.stdout.strip().splitlines()[-1])
-    print(f"select-data, Elementary-EN's {args.weakest} weakest x {args.per_concept}: "
+    print(f"select-data, the {args.weakest} weakest of each of the 4 systems x "
+          f"{args.per_concept}: "
           f"{got['documents']} documents in {got['stream_s']:.1f} s = "
           f"{got['documents'] / got['stream_s']:,.0f} documents/s (classifier trained in "
           f"{got['training_s']:.1f} s before); {got['candidates']} candidates, "

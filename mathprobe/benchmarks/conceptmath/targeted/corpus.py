@@ -7,7 +7,9 @@ text field (and the id field, if named) are checked in each file's schema before
 read, and each row as it comes: a row whose text is missing or not a string is a one-line error
 naming the file, the row (1-based, in file order) and the field. A document's id is its id field
 when there is one, else `<file name>:<row>`. `Corpus.fingerprint` is a content hash of every
-(file, id, text) read, for the selection's record: the same corpus gives the same hash."""
+(file, id, text) read, for the selection's record: the same corpus gives the same hash.
+A JSON line may hold up to DuckDB's default 16 MB (its reader's buffers are sized by that
+maximum: 256 MB took 700 MB of memory); a longer one is an error naming the file."""
 from __future__ import annotations
 
 import glob
@@ -87,6 +89,7 @@ class Corpus:
 
     def _connect(self) -> duckdb.DuckDBPyConnection:
         con = offline_connect()
+        con.execute("SET enable_progress_bar = false")      # ours is on the terminal
         if any(is_url(f) for f in self.files):
             from mathprobe.store.lake import load_extension
 
@@ -96,7 +99,7 @@ class Corpus:
     def _source(self, f: str) -> str:
         if kind_of(f) == "parquet":
             return "read_parquet(?)"
-        return "read_json(?, format = 'newline_delimited', maximum_object_size = 268435456)"
+        return "read_json(?, format = 'newline_delimited')"
 
     def _columns(self, con: duckdb.DuckDBPyConnection, f: str) -> dict[str, str]:
         """Field -> its DuckDB type, as DuckDB reads the file."""
