@@ -76,6 +76,7 @@ bench: $(STAMP)-test postgres
 	$(BIN)/python perf/kill_loss.py --concurrency 16 128 512 --repeat 1
 	$(BIN)/python perf/startup.py --repeat 1
 	$(BIN)/python perf/adaptive.py --repeat 1
+	$(BIN)/python perf/select_data.py --docs 50000
 	@echo "skipped perf/triton_grpc.py: it starts tritonserver (the triton extra) on a model it builds;"
 	@echo "  on CPU: python perf/triton_grpc.py [--requests 200]; for a GPU machine:"
 	@echo "  --write-requests DIR here, then --requests-file DIR/requests.jsonl --device cuda there"
