@@ -26,7 +26,8 @@ chromium:
 	      --no-install-recommends chromium >/dev/null; }
 
 # The core install (`pip install mathprobe`: API and baseline runs, store, report, compare,
-# deploy) for the demo; the test suite adds the extras (PostgreSQL lakes, Triton) and its tools.
+# deploy) for the demo; the test suite adds the extras (PostgreSQL lakes, Triton, data selection)
+# and its tools.
 $(STAMP): pyproject.toml constraints.txt
 	test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
 	$(BIN)/pip install -q --upgrade pip
@@ -34,7 +35,7 @@ $(STAMP): pyproject.toml constraints.txt
 	touch $(STAMP)
 
 $(STAMP)-test: $(STAMP)
-	$(BIN)/pip install -q -c constraints.txt -e '.[test,lake,triton]'
+	$(BIN)/pip install -q -c constraints.txt -e '.[test,lake,triton,select]'
 	touch $(STAMP)-test
 
 install: $(STAMP)
@@ -75,6 +76,7 @@ bench: $(STAMP)-test postgres
 	$(BIN)/python perf/kill_loss.py --concurrency 16 128 512 --repeat 1
 	$(BIN)/python perf/startup.py --repeat 1
 	$(BIN)/python perf/adaptive.py --repeat 1
+	$(BIN)/python perf/select_data.py --docs 50000
 	@echo "skipped perf/triton_grpc.py: it starts tritonserver (the triton extra) on a model it builds;"
 	@echo "  on CPU: python perf/triton_grpc.py [--requests 200]; for a GPU machine:"
 	@echo "  --write-requests DIR here, then --requests-file DIR/requests.jsonl --device cuda there"

@@ -199,6 +199,42 @@ class Probe(ABC):
         return None
 
 
+@dataclass(frozen=True)
+class SelectOptions:
+    """`mathprobe select-data`: training data for a run's `weakest` concepts, `per_concept`
+    documents each at most, from `corpus` (JSON lines or Parquet files, globs or URLs; the text
+    in `text_field`, an id in `id_field`), written to `out`, a general set (`mix`, JSON lines)
+    mixed in at `mix_ratio` rows per selected document, sampled with `seed`; `train`: extra
+    labelled questions for the classifier."""
+    run_id: str
+    grader: str
+    corpus: tuple[str, ...]
+    out: Path
+    text_field: str = "text"
+    id_field: str | None = None
+    weakest: int = 10
+    per_concept: int = 50
+    mix: tuple[str, ...] = ()
+    mix_ratio: float = 1.0
+    seed: int = 0
+    batch: int = 2000
+    train: Path | None = None
+
+
+class SelectProgress:
+    """What a long selection tells whoever runs it: lines to show (`note`), the corpus's size
+    where known (`start`), documents read and selected so far (`advance`). This one is silent."""
+
+    def note(self, text: str) -> None:
+        pass
+
+    def start(self, total: int | None) -> None:
+        pass
+
+    def advance(self, read: int, selected: int) -> None:
+        pass
+
+
 class Benchmark(ABC):
     """What a benchmark provides. Subclass it, set the class attributes, implement the abstract
     methods, and register the class under the `mathprobe.benchmarks` entry point."""
@@ -338,6 +374,17 @@ class Benchmark(ABC):
         declared `figures`, else one accuracy over all items. A benchmark may set its own."""
         return self.figures.comparison() if self.figures is not None else Comparison()
 
+    def select_data(self, store: Store, data_dir: Path, options: SelectOptions,
+                    progress: SelectProgress) -> list[str]:
+        """Training data for a run's weakest concepts (e.g. ConceptMath's targeted improvement,
+        Sec. 2.4): select from a corpus, write `options.out`, record the selection in the store;
+        the lines that say what was done. The default: the benchmark offers none."""
+        raise NotImplementedError
+
+    @property
+    def has_select_data(self) -> bool:
+        return type(self).select_data is not Benchmark.select_data
+
     def probe_family(self, family: str) -> dict[str, Probe]:
         return {n: p for n, p in self.probes.items() if p.family == family}
 
@@ -347,4 +394,5 @@ class Benchmark(ABC):
 
 __all__ = ["Benchmark", "ChanceAnswer", "Chat", "Columns", "Comparison", "Completion", "Dataset",
            "ErrorFigure", "ErrorTaxonomy", "ErrorType", "Figures", "Grade", "Judge", "OfficialRow",
-           "Plot", "Probe", "ResultFile", "Section", "Skipped", "Stat", "Table", "fingerprint"]
+           "Plot", "Probe", "ResultFile", "Section", "SelectOptions", "SelectProgress", "Skipped",
+           "Stat", "Table", "fingerprint"]

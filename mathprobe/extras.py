@@ -3,7 +3,9 @@
 `pip install mathprobe` runs API and baseline evaluations, stores (a DuckDB file, or a DuckLake
 store catalogued in SQLite), reports, compares and deploys. A lake catalogued in PostgreSQL or
 kept on an object store needs two more DuckDB extensions (`lake`); Triton-served models need the
-gRPC client and, to serve them here, tritonserver, torch and transformers (`triton`). A command that reaches for
+gRPC client and, to serve them here, tritonserver, torch and transformers (`triton`); selecting
+concept-specific training data from a corpus (`select-data`) needs scikit-learn and datasketch
+(`select`). A command that reaches for
 an absent part stops before it starts, saying which extra to install.
 """
 from __future__ import annotations
@@ -16,6 +18,7 @@ from mathprobe.errors import MathprobeError
 EXTRAS = {
     "lake": ("duckdb_extension_postgres_scanner", "duckdb_extension_httpfs"),
     "triton": ("tritonclient", "pytriton", "torch", "transformers"),
+    "select": ("sklearn", "datasketch"),
 }
 
 

@@ -105,6 +105,40 @@ class Plot:
 
 
 @dataclass(frozen=True)
+class Ranked:
+    """One entry of a `Ranking`: its place (1 = the weakest), what it is, its figure with the 95%
+    interval, n (what the figure is over), `count` (right answers, where counted) and `warning`:
+    why its place should not be trusted, or '' (e.g. an interval that reaches the first figure
+    outside the ranking)."""
+    rank: int
+    label: str
+    value: float
+    ci_low: float | None
+    ci_high: float | None
+    n: int
+    count: int | None = None
+    warning: str = ""
+
+
+@dataclass(frozen=True)
+class Ranking:
+    """A run's lowest figures, ranked by a declared rule (`note` says it: what is ranked, how ties
+    are broken, what was left out and why), e.g. ConceptMath's weakest concepts per system, the
+    first step of the paper's targeted improvement. Drawn by every renderer (the run report on
+    the terminal and as JSON, the Markdown artifact, `compare --json`, the HTML report)."""
+    key: str
+    title: str
+    run_id: str
+    entries: tuple[Ranked, ...]
+    note: str = ""
+    fmt: str = "percent"
+
+    def as_dict(self) -> dict[str, Any]:
+        return {"key": self.key, "title": self.title, "run_id": self.run_id, "note": self.note,
+                "fmt": self.fmt, "entries": [dict(e.__dict__) for e in self.entries]}
+
+
+@dataclass(frozen=True)
 class Section:
     """A table beyond the figures (e.g. WE-MATH's KCA transition matrix), shown as is."""
     title: str
@@ -138,6 +172,11 @@ class Comparison:
 
     def glossary(self, store: Store) -> list[tuple[str, str]]:
         """(term, what it is and how it is computed, with the chance level where one exists)."""
+        return []
+
+    def rankings(self, store: Store, runs: Sequence[Mapping[str, Any]]) -> list[Ranking]:
+        """The runs' rankings (e.g. each run's weakest concepts), read from the views; each run
+        has run_id, setting and grader."""
         return []
 
     def notes(self, store: Store, run: Mapping[str, Any], grader: str) -> list[str]:
@@ -238,5 +277,5 @@ class ErrorFigure:
     note: str = ""
 
 
-__all__ = ["Comparison", "Declared", "Each", "ErrorFigure", "Figures", "Plot", "Section", "Stat",
-           "Table"]
+__all__ = ["Comparison", "Declared", "Each", "ErrorFigure", "Figures", "Plot", "Ranked", "Ranking",
+           "Section", "Stat", "Table"]

@@ -20,7 +20,7 @@ import pytest
 from mathprobe.ports import free_port
 from tests.conftest import REPO, shared_data_dir
 
-HEAVY = ("torch", "transformers", "nvidia-pytriton", "tritonclient")
+HEAVY = ("torch", "transformers", "nvidia-pytriton", "tritonclient", "scikit-learn", "datasketch")
 
 
 @dataclass
@@ -127,6 +127,9 @@ def test_the_core_install_has_no_heavy_extra_and_says_which_to_add(installed):
         ("run", "--benchmark", "wemath", "--model", "baseline:random", "--run-id", "t", "--db",
          "ducklake:postgres:dbname=x host=127.0.0.1", "--data-dir", str(shared_data_dir())):
             "needs the 'lake' extra",
+        ("select-data", "--db", "t.duckdb", "--run", "r", "--corpus", "c.jsonl", "--out",
+         "o.jsonl"): "needs the 'select' extra (sklearn is not installed): "
+                     "pip install 'mathprobe[select]'",
     }
     for args, expected in cases.items():
         done = installed.mathprobe(*args)

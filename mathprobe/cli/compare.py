@@ -1,5 +1,7 @@
 """`mathprobe compare`: the papers' multi-model tables from stored runs, every figure with its
-bootstrap interval, each run against the first (also as JSON, CSV or Parquet)."""
+bootstrap interval, each run against the baseline (the first, or --baseline; also as JSON, CSV
+or Parquet), and the benchmark's sections against it (e.g. ConceptMath's Table 5, the targeted
+improvement)."""
 from __future__ import annotations
 
 import json
@@ -19,6 +21,10 @@ def compare(
     run_ids: Annotated[list[str] | None, typer.Argument(
         help="Runs to compare; the first is the baseline of the differences.",
         show_default=False)] = None,
+    baseline: Annotated[str | None, typer.Option(
+        "--baseline", help="The run the others are compared with (default: the first RUN); "
+        "for ConceptMath also the 'before' of the targeted improvement (paper Table 5).")
+    ] = None,
     benchmark: Annotated[str | None, typer.Option(
         "--benchmark", help="Compare every run of this benchmark (after the RUNs named).")] = None,
     grader: Annotated[str | None, typer.Option(
@@ -45,7 +51,10 @@ def compare(
             preflight.output_file(flag, path, reads(db))
     if benchmark is not None:
         preflight.benchmark(benchmark)
-    result = compare_runs(open_existing(db), run_ids or [], benchmark=benchmark, grader=grader,
+    run_ids = list(run_ids or [])
+    if baseline is not None:
+        run_ids = [baseline] + [r for r in run_ids if r != baseline]
+    result = compare_runs(open_existing(db), run_ids, benchmark=benchmark, grader=grader,
                           resamples=resamples, seed=seed)
     if csv_file is not None:
         n = compare_render.write_csv(result, csv_file)

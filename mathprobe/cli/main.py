@@ -34,6 +34,7 @@ from mathprobe.cli import (
     probes,
     report,
     run,
+    select_data,
     server,
     sql,
     store,
@@ -90,6 +91,7 @@ app.command("classify")(probes.classify)
 app.command("judge")(judge.judge)
 app.command("judge-audit")(judge_audit.judge_audit)
 app.add_typer(errors.app, name="errors")
+app.command("select-data")(select_data.select_data)
 app.add_typer(store.app, name="store")
 app.add_typer(server.app, name="server")
 app.add_typer(triton.app, name="triton")

@@ -23,6 +23,7 @@ import numpy as np
 from mathprobe import registry
 from mathprobe.contract import Benchmark, Plot, Section, Stat, Table
 from mathprobe.errors import MathprobeError
+from mathprobe.figures import Ranking
 from mathprobe.reports import card as run_card
 from mathprobe.reports import error_analysis, intervals, stats, units
 from mathprobe.reports.graders import GraderFigure, compare_graders
@@ -97,6 +98,7 @@ class BenchComparison:
     runs_of: dict[str, list[dict[str, Any]]] = field(default_factory=dict)   # table key -> runs
     # why the runs failed: their error types (mathprobe.reports.error_analysis), if labelled
     errors: dict[str, Any] | None = None
+    rankings: list[Ranking] = field(default_factory=list)       # e.g. each run's weakest concepts
 
     def _table_runs(self, table: Table) -> list[dict[str, Any]]:
         """The runs that have a figure of `table` (e.g. probe runs only in probe tables)."""
@@ -226,6 +228,7 @@ def compare_benchmark(store: Store, bench: Benchmark, runs: list[dict[str, Any]]
             result.model_rows[t.key] = _model_rows(t, compiled, frame, result, bench,
                                                    resamples, seed)
     result.sections = spec.sections(store, runs)
+    result.rankings = spec.rankings(store, runs)
     result.glossary = spec.glossary(store)
     result.headline = headline_stat(spec, tables)
     if result.headline is not None:

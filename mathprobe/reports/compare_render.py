@@ -29,7 +29,7 @@ from mathprobe.reports.format import fmt_diff, fmt_interval, fmt_p, fmt_value, i
 def to_json(result: ComparisonResult) -> dict[str, Any]:
     out: dict[str, Any] = {"resamples": result.resamples, "seed": result.seed,
                            "confidence": result.confidence, "runs": {}, "tables": [],
-                           "differences": [], "sections": []}
+                           "differences": [], "sections": [], "rankings": []}
     for b in result.benchmarks:
         labels = {s.key: (t.key, s.label) for t in b.tables for s in t.stats}
         for r in b.runs:
@@ -52,6 +52,7 @@ def to_json(result: ComparisonResult) -> dict[str, Any]:
                              "rows": s.rows, "note": s.note} for s in b.sections]
         if b.errors:
             out.setdefault("errors", []).append(b.errors)
+        out["rankings"] += [{"benchmark": b.benchmark, **k.as_dict()} for k in b.rankings]
         out.setdefault("graders", [])
         out["graders"] += [{"benchmark": b.benchmark,
                             "figure_key": b.headline.key if b.headline else None, **g.as_dict()}

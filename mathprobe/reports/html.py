@@ -21,6 +21,7 @@ from typing import Any
 import jinja2
 
 from mathprobe.contract import Stat, Table
+from mathprobe.figures import Ranking
 from mathprobe.reports import card as run_card
 from mathprobe.reports import compare as comparing
 from mathprobe.reports import error_html, fonts, glossary, item_browser, plots
@@ -249,11 +250,22 @@ def _differences(b: BenchComparison) -> dict[str, Any] | None:
             "groups": groups}
 
 
+def _ranking(k: Ranking) -> dict[str, Any]:
+    """A declared ranking (e.g. a run's weakest concepts) as the template draws it."""
+    return {"key": k.key, "run": k.run_id, "title": f"{k.title} — run {k.run_id}",
+            "note": k.note,
+            "rows": [{"rank": e.rank, "label": e.label, "warning": e.warning, "n": e.n,
+                      "value": fmt_value(e.value, k.fmt)
+                      + (f" ({e.count})" if e.count is not None else ""),
+                      "ci": fmt_interval(e.ci_low, e.ci_high, k.fmt)} for e in k.entries]}
+
+
 def _benchmark_section(b: BenchComparison, drawn: list[dict[str, Any]]) -> dict[str, Any]:
     return {"id": f"bench-{b.benchmark}", "title": b.title, "benchmark": b.benchmark,
             "tables": [_table(b, t) for t in b.tables if not t.detail],
             "details": [_table(b, t) for t in b.tables if t.detail],
             "plots": drawn, "differences": _differences(b), "extras": b.sections,
+            "rankings": [_ranking(k) for k in b.rankings],
             "glossary": b.glossary, "n_runs": len(b.runs)}
 
 

@@ -82,7 +82,17 @@ def run_markdown(store: Store, report: dict[str, Any], *, html: str | None = Non
     weakest = sorted(((s, figures[s.key]) for t in b.tables if t.key in b.weakest
                       for s in t.stats if s.key in figures),
                      key=lambda se: (se[1].value, -se[1].n, se[0].label))[:N_WEAKEST]
-    if weakest:
+    for k in report.get("rankings", []):          # declared rankings replace the generic one
+        lines += ["", f"## {_md(k['title'])}", "", "| # | concept | accuracy | 95% interval | n |",
+                  "|---:|---|---:|---:|---:|"]
+        lines += [f"| {e['rank']}{'!' if e['warning'] else ''} | {_md(e['label'])} | "
+                  f"{fmt_value(e['value'], k['fmt'])}% | "
+                  f"{fmt_interval(e['ci_low'], e['ci_high'], k['fmt'])} | {e['n']} |"
+                  for e in k["entries"]]
+        lines += ["", f"_{_md(k['note'])}_"]
+        lines += [f"- {e['rank']}! {_md(e['label'])}: {_md(e['warning'])}"
+                  for e in k["entries"] if e["warning"]]
+    if weakest and not report.get("rankings"):
         lines += ["", f"## Weakest concepts (the {len(weakest)} lowest)", "",
                   "| concept | accuracy | 95% interval | n |", "|---|---:|---:|---:|"]
         lines += [f"| {_md(s.label)} | {fmt_value(e.value, s.fmt)}% | "

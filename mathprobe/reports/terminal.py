@@ -53,7 +53,8 @@ def build(store: Store, bench: Benchmark, run: dict[str, Any], grader: str) -> d
         tables.append(shown)
     errors = b.errors if len(runs) == 1 else error_analysis.build(store, bench, runs[:1])
     return {"grader": grader, "tables": tables, "notes": spec.notes(store, run, grader),
-            "errors": errors}
+            "errors": errors,
+            "rankings": [k.as_dict() for k in b.rankings if k.run_id == run["run_id"]]}
 
 
 def _value(f: dict[str, Any]) -> str:
@@ -103,14 +104,34 @@ def _long(t: dict[str, Any]) -> RichTable:
     return table
 
 
+def ranking_table(k: dict[str, Any]) -> RichTable:
+    """A declared ranking (mathprobe.figures.Ranking): rank | what | value (count) | 95%
+    interval | n, a '!' and the warning under an entry whose place is not established."""
+    table = RichTable(title=k["title"] + (" (%)" if is_percent(k["fmt"]) else ""),
+                      title_justify="left", caption=k["note"] or None, caption_justify="left")
+    table.add_column("#", justify="right")
+    table.add_column("concept", max_width=72, overflow="fold")
+    for col in ("value", "95% interval", "n"):
+        table.add_column(col, justify="right", no_wrap=True)
+    for e in k["entries"]:
+        value = fmt_value(e["value"], k["fmt"]) + (f" ({e['count']})" if e["count"] is not None
+                                                   else "")
+        table.add_row(f"{e['rank']}{'!' if e['warning'] else ''}", e["label"], value,
+                      fmt_interval(e["ci_low"], e["ci_high"], k["fmt"]), str(e["n"]))
+        if e["warning"]:
+            table.add_row("", Text(f"! {e['warning']}", style="yellow"), "", "", "")
+    return table
+
+
 def render(report: dict[str, Any], width: int = 120) -> list[Any]:
     """One table per declared table that is not `detail`, in its layout ('wide' falls back to
-    'long' on a narrow terminal), then the notes in yellow."""
+    'long' on a narrow terminal), the declared rankings, then the notes in yellow."""
     out: list[Any] = []
     for t in report["tables"]:
         if t["detail"] or not t["figures"]:
             continue
         out.append((t.get("layout") == "wide" and _wide(t, width)) or _long(t))
+    out += [ranking_table(k) for k in report.get("rankings", [])]
     out += [Text(note, style="yellow") for note in report.get("notes", [])]
     out += error_render.terminal(report.get("errors"))
     return out

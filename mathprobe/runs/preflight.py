@@ -40,6 +40,9 @@ NUMBERS: dict[str, tuple[float, float | None, str]] = {
     "resamples": (100, 1_000_000, "bootstrap resamples"),
     "seed": (0, 2**32 - 1, "a random seed"),
     "port": (1, 65_535, "a TCP port"),
+    "weakest": (1, 1000, "concepts per system"),
+    "per_concept": (1, 1_000_000, "documents per concept"),
+    "mix_ratio": (0, 1_000_000, "general-set rows per selected document"),
 }
 ABOVE = ("max_cost", "request_timeout")      # must be above their least, not equal to it
 

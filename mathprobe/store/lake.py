@@ -175,6 +175,7 @@ _SEQUENCE = re.compile(r"^\s*CREATE\s+(OR\s+REPLACE\s+)?SEQUENCE\b", re.I)
 _CREATE_TABLE = re.compile(r"^\s*CREATE\s+(OR\s+REPLACE\s+)?TABLE\b", re.I)
 _CREATE_VIEW = re.compile(r"^\s*CREATE\s+(?:OR\s+REPLACE\s+)?VIEW\s+(\w+)", re.I)
 _COMMENT_COLUMN = re.compile(r"^\s*COMMENT\s+ON\s+COLUMN\s+(\w+)\.", re.I)
+_COMMENT_MACRO = re.compile(r"^\s*COMMENT\s+ON\s+MACRO\b", re.I)
 
 
 def adapt_ddl(statement: str) -> str | None:
@@ -195,7 +196,8 @@ def statements(sql_texts: Sequence[str]) -> list[str]:
     """The statements of the store's SQL files, adapted for DuckLake. DuckLake 1.5.5 keeps
     comments on tables, views and table columns but refuses them on a view's columns ("it is
     not a table"): those are left out of a lake (the file store has them, `COMMENT ON VIEW` says
-    what the view is in both)."""
+    what the view is in both), and so are comments on macros ("Unsupported catalog type for SET
+    COMMENT in DuckLake"; the SQL file beside the macro says the same)."""
     out, views = [], set()
     for text in sql_texts:
         for st in duckdb.extract_statements(text):
@@ -203,6 +205,8 @@ def statements(sql_texts: Sequence[str]) -> list[str]:
             if m := _CREATE_VIEW.match(body):
                 views.add(m.group(1).lower())
             if (m := _COMMENT_COLUMN.match(body)) and m.group(1).lower() in views:
+                continue
+            if _COMMENT_MACRO.match(body):
                 continue
             adapted = adapt_ddl(st.query)
             if adapted and adapted.strip():

@@ -57,6 +57,12 @@ class ConceptMath(Benchmark):
     chance_answer = staticmethod(chance_answer)
     chance_level = staticmethod(chance_level)
 
+    def select_data(self, store, data_dir, options, progress):
+        """Training data for a run's weakest concepts (Sec. 2.4): targeted.command."""
+        from mathprobe.benchmarks.conceptmath.targeted.command import select_data
+
+        return select_data(store, data_dir, options, progress)
+
 
 benchmark = ConceptMath()
 select = benchmark.select            # the --limit subset (a seeded stratified sample)

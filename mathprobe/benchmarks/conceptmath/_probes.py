@@ -87,6 +87,12 @@ def _scorer(lang: str):
     return rouge_scorer.RougeScorer(["rougeL"])
 
 
+def rouge_tokens(text: str, lang: str) -> list[str]:
+    """The tokens Rouge-L compares (`rouge_l`'s own tokeniser): Chinese one per non-space
+    character; otherwise rouge-score's words (lower-cased letters and digits)."""
+    return _scorer(lang)._tokenizer.tokenize(text)
+
+
 def rouge_l(reference: str, continuation: str | None, lang: str) -> float:
     """Rouge-L F-measure of the model's continuation against the true second half."""
     return _scorer(lang).score(reference, continuation or "")["rougeL"].fmeasure

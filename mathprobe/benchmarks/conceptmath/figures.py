@@ -10,7 +10,7 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from typing import Any
 
-from mathprobe.figures import Comparison, Plot, Stat, Table
+from mathprobe.figures import Comparison, Plot, Ranking, Section, Stat, Table
 from mathprobe.reports.format import pct
 from mathprobe.store import Store
 
@@ -199,6 +199,24 @@ class ConceptMathComparison(Comparison):
                 for s in sorted(low, key=lambda s: (list(SYSTEMS).index(s) if s in SYSTEMS
                                                     else len(SYSTEMS), s))]
         return out
+
+    def sections(self, store: Store, runs: Sequence[Mapping[str, Any]]) -> list[Section]:
+        """Paper Table 5 of each answered run against the baseline (the first): the targeted
+        improvement on the baseline's weakest concepts (targeted.table5)."""
+        from mathprobe.benchmarks.conceptmath.targeted import table5
+
+        answered = [r for r in runs if r.get("setting") not in PROBE_NOTES and r.get("grader")]
+        if not answered or answered[0] is not runs[0]:
+            return []
+        return table5.sections(store, answered, SYSTEMS, N_UNMASTERED)
+
+    def rankings(self, store: Store, runs: Sequence[Mapping[str, Any]]) -> list[Ranking]:
+        """Each answered run's weakest level-3 concepts per system (the paper's targeted
+        improvement starts from them): mathprobe.benchmarks.conceptmath.targeted.weakest."""
+        from mathprobe.benchmarks.conceptmath.targeted import weakest
+
+        answered = [r for r in runs if r.get("setting") not in PROBE_NOTES and r.get("grader")]
+        return weakest.rankings(store, answered, SYSTEMS, N_UNMASTERED)
 
     def glossary(self, store: Store) -> list[tuple[str, str]]:
         return [
