@@ -21,7 +21,8 @@ from collections.abc import AsyncIterator, Callable
 from datetime import datetime, timedelta
 from typing import TYPE_CHECKING, Any
 
-from mathprobe.backends.batches import BatchState, Limits, Outcome, service_call
+from mathprobe.backends.batches import BatchState, Limits, Outcome, ServiceError, service_call
+from mathprobe.backends.retry import classify_sdk_error
 from mathprobe.items import Completion, Request
 
 if TYPE_CHECKING:        # the backend module builds this client (its make_batches)
@@ -97,9 +98,14 @@ class AnthropicBatches:
                           done=c.succeeded, failed=c.errored + c.canceled + c.expired)
 
     async def outcomes(self, batch_id: str) -> AsyncIterator[Outcome]:
+        import anthropic
+
         results = await self._call(lambda: self.client.messages.batches.results(batch_id))
-        async for one in results:
-            yield outcome(one)
+        try:
+            async for one in results:
+                yield outcome(one)
+        except (anthropic.APIError, OSError) as exc:    # the stream broke off: read it again
+            raise ServiceError(str(classify_sdk_error(anthropic, exc)), refused=False) from exc
 
     def read(self, reply: Any, params: dict[str, Any]) -> Completion:
         return self.messages.reply(reply, params)

@@ -123,18 +123,25 @@ class BatchRun:
         if hasattr(client, "claimed"):
             client.claimed = self.store.batch_ids
         try:
-            self._same_service(client)
-            await self._recover(client)
-            waiting = self.store.pending_in_batches(self.run_id)
-            if waiting:
-                self._note(f"{len(waiting)} request(s) already in batches at {client.kind}: "
-                           "waiting for them, submitting none of them again")
-            await self._submit(client, [i for i in item_ids if i not in waiting], attempt=1)
-            await self._wait(client)
+            return await self._ask_with(client, item_ids)
+        except ServiceError as exc:      # the service unreachable for the whole retry policy
+            raise MathprobeError(f"--batch: {client.kind} did not answer ({redact(str(exc))}); "
+                                 "nothing is lost: run the same command again to carry "
+                                 "on") from None
         finally:
             await asyncio.to_thread(self.waiting.end)
             progress.activity(self.run_id).batch = ""
             await client.aclose()
+
+    async def _ask_with(self, client, item_ids: list[str]) -> dict[str, int]:
+        self._same_service(client)
+        await self._recover(client)
+        waiting = self.store.pending_in_batches(self.run_id)
+        if waiting:
+            self._note(f"{len(waiting)} request(s) already in batches at {client.kind}: "
+                       "waiting for them, submitting none of them again")
+        await self._submit(client, [i for i in item_ids if i not in waiting], attempt=1)
+        await self._wait(client)
         return self.counts
 
     # -- submitting ---------------------------------------------------------------------------
@@ -232,10 +239,15 @@ class BatchRun:
                 if st.ended:
                     progress.activity(self.run_id).batch = (f"storing batch {b['batch_id']}'s "
                                                             "results")
-                    await self._collect(client, b, st)
-                    moved = True
-                else:
-                    still.append((b, st))
+                    try:
+                        await self._collect(client, b, st)
+                        moved = True
+                        continue
+                    except ServiceError as exc:     # what was stored stays; read the rest later
+                        self._note(f"batch {b['batch_id']}: could not read its results "
+                                   f"({redact(str(exc))}); reading them again in "
+                                   f"{interval:.0f} s")
+                still.append((b, st))
             if not still:
                 continue                  # all ended; any batched again is polled now
             line = shown(still)

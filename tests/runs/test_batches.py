@@ -271,3 +271,71 @@ def test_a_judge_asked_in_batches_gives_the_direct_verdicts(api, data_dir, tmp_p
             "GROUP BY run_id ORDER BY run_id")
     for (jrun, got), (_, want) in zip(query(dbs["batched"], cost), query(dbs["direct"], cost)):
         assert want is None and got is None or got == pytest.approx(want / 2), jrun
+
+
+def test_a_server_without_batch_endpoints_is_one_line(api, data_dir, db):
+    """vLLM's OpenAI server has no /v1/files nor /v1/batches: the first submission says so in
+    one line; nothing is asked directly, nothing is left waiting."""
+    from mathprobe.errors import MathprobeError
+
+    api.batch_api = False
+    with pytest.raises(MathprobeError) as said:
+        eval_flow(benchmark="wemath", model="openai:Qwen/Qwen2-VL-7B-Instruct", run_id="v",
+                  db=str(db), data_dir=str(data_dir), limit=LIMIT, batch=True)
+    assert str(said.value).startswith("--batch: submitting a batch of ")
+    assert "HTTP 404" in str(said.value) and "\n" not in str(said.value)
+    assert direct_calls(api) == 0
+    assert query(db, "SELECT status FROM batches") == [("void",)]
+    assert query(db, "SELECT count(*) FROM responses") == [(0,)]
+
+
+@pytest.mark.parametrize("provider", ["openai", "anthropic"])
+def test_a_submission_whose_id_was_never_stored_is_found_not_sent_again(provider, api,
+                                                                       data_dir, db):
+    """A command that died after the service took its batch but before it stored the id left
+    the submission `submitting`: the next one finds the batch at the service (OpenAI: by the
+    submission's key in its metadata; Anthropic: created since, as many requests, claimed by
+    no other submission) and waits for it; a submission the service never got is void and its
+    requests asked again."""
+    import asyncio
+
+    from mathprobe import registry
+    from mathprobe.backends import get_batches
+    from mathprobe.backends.batches import custom_id
+    from mathprobe.runs import LazyRequests
+    from mathprobe.runs.batching import BatchRun
+    from mathprobe.store import open_store
+
+    bench = registry.get("wemath")
+    items = bench.select(bench.load(data_dir).items, 12)[:6]
+    by_id = {it.item_id: it for it in items}
+    model, params = MODELS[provider], dict(bench.default_params)
+
+    def requests_for(ids):
+        return LazyRequests(bench, [by_id[i] for i in ids], model, bench.default_setting, params)
+
+    requests = list(requests_for(list(by_id)))
+    rows = [(custom_id(r.item_id, r.request_hash), r.item_id, r.request_hash) for r in requests]
+    store = open_store(db)
+    endpoint = get_batches(model).endpoint
+    store.open_submission("lost", "r", provider, model, endpoint, 1, rows[:4])
+    store.open_submission("never", "r", provider, model, endpoint, 1, rows[4:])
+
+    async def the_dead_command_submits():
+        client = get_batches(model)
+        try:
+            return (await client.submit([client.entry(c, r)[0] for (c, _, _), r
+                                         in zip(rows[:4], requests)], "lost"))[0]
+        finally:
+            await client.aclose()
+    lost = asyncio.run(the_dead_command_submits())
+
+    counts = BatchRun(store, "r", model, params, requests_for).ask(list(by_id))
+    assert counts == {"ok": 6}
+    assert len(api.batch_submissions) == 2                      # the lost one, the void's
+    assert sorted(api.batch_submissions[1]["custom_ids"]) == sorted(c for c, _, _ in rows[4:])
+    got = dict(query(db, "SELECT submission, batch_id FROM batches WHERE submission "
+                         "IN ('lost', 'never')"))
+    assert got == {"lost": lost, "never": None}
+    assert query(db, "SELECT status FROM batches WHERE submission = 'never'") == [("void",)]
+    assert query(db, "SELECT count(DISTINCT item_id), count(*) FROM responses") == [(6, 6)]

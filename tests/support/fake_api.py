@@ -90,6 +90,7 @@ class FakeAPI(BatchEndpoints):
     batch_hold: bool = False        # batches stay in progress while this is set
     batch_expire: dict[str, int] = field(default_factory=dict)   # text -> batches it expires in
     batch_seed: int = 0             # the order results come back in
+    batch_api: bool = True          # False: no batch endpoints (404), as vLLM's server
     files: dict[str, dict] = field(default_factory=dict)
     batches: dict[str, dict] = field(default_factory=dict)
     batch_submissions: list[dict] = field(default_factory=list)   # every accepted batch

@@ -36,7 +36,8 @@ results in an order of their own (shuffled). Scripted: `batch_delay_s` (a batch 
 after it was created; its counts grow meanwhile), `batch_hold` (batches stay in progress while
 it is set), `batch_expire` (text -> n: a request whose prompt holds the text is not run in the
 first n batches it is in: that batch ends `expired` at OpenAI, the request `expired` at
-Anthropic). `batch_submissions` records every accepted
+Anthropic); `batch_api` False answers these paths 404 {"detail": "Not Found"}, as an
+OpenAI-compatible server without them does (vLLM's). `batch_submissions` records every accepted
 batch (service, id, custom_ids) and `batch_lines` every request handed in."""
 from __future__ import annotations
 
@@ -85,6 +86,9 @@ class BatchEndpoints:
         url = urlsplit(path)
         parts = url.path.rstrip("/").split("/")
         query = {k: v[0] for k, v in parse_qs(url.query).items()}
+        if not self.batch_api and (parts[:3] in (["", "v1", "files"], ["", "v1", "batches"])
+                                   or parts[:4] == ["", "v1", "messages", "batches"]):
+            return _json(404, {"detail": "Not Found"})      # a server without them (vLLM's)
         with self._lock:
             if parts[:3] == ["", "v1", "files"]:
                 return self._files(method, parts[3:], headers, body)
