@@ -114,7 +114,8 @@ def _crash(flow_run_ids: list[str]) -> None:
             except Exception:         # deleted, or from another Prefect server
                 continue
             if run.state is not None and run.state.type in (StateType.RUNNING,
-                                                            StateType.PENDING):
+                                                            StateType.PENDING,
+                                                            StateType.PAUSED):   # on a batch
                 client.set_flow_run_state(fid, Crashed(
                     message="the process running this flow run died (found at the next start "
                             "of its mathprobe run); its run is marked interrupted"), force=True)

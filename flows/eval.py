@@ -1,4 +1,5 @@
-"""The `eval` flow: load -> prompt -> respond (sharded, bounded) -> store -> grade -> report.
+"""The `eval` flow: load -> prompt -> respond (sharded, bounded; or in batches at half the
+price, --batch) -> store -> grade -> report.
 
 Work is split into a Prefect task per shard of items, not per request, so Prefect's own
 bookkeeping stays small next to the model calls. Re-running with the same run id resumes: items
@@ -26,12 +27,14 @@ from mathprobe.flows.artifacts import (
 from mathprobe.flows.common import LogProgress, fail_cleanly, repair_dead_runs
 from mathprobe.runs import Budget, check_backend, judging, preflight, progress, runtime
 from mathprobe.runs.asking import check_writes
+from mathprobe.runs.batching import check_none_waiting
 from mathprobe.runs.config import RunConfig
 from mathprobe.runs.finished import ended_status
 from mathprobe.runs.limits import global_slot
 from mathprobe.store import open_store, run_lease
 from mathprobe.store.location import parse as parse_location
 from mathprobe.store.owned_paths import input_paths, store_paths
+from mathprobe.tasks.batches import respond_batches
 from mathprobe.tasks.grade import grade_task
 from mathprobe.tasks.judge import judge_task
 from mathprobe.tasks.prepare import prepare_task
@@ -65,7 +68,8 @@ def eval_flow(benchmark: BenchmarkParam, model: str = "baseline:random",
               max_tokens: int | None = None, request_timeout: float | None = None,
               triton_url: str | None = None, judge: str | None = None,
               data_path: str | None = None, html_report: str | None = None,
-              backend_options: dict[str, Any] | None = None) -> dict[str, Any]:
+              backend_options: dict[str, Any] | None = None,
+              batch: bool = False) -> dict[str, Any]:
     """Evaluate `model` on `benchmark`, store every response in `db`, return the report.
 
     `db` is a DuckDB file or a shared DuckLake store (`ducklake:sqlite:FILE`,
@@ -108,12 +112,15 @@ def eval_flow(benchmark: BenchmarkParam, model: str = "baseline:random",
         backend_options: The model's backend's own options, e.g. {"reasoning_effort": "low"}
             (openai: reasoning models) or {"thinking_budget": 2048} (anthropic: extended
             thinking); see docs/reasoning-models.md.
+        batch: Ask through the service's batch API (openai, anthropic: half the price, answers
+            within 24 h), the judge's calls too; the flow run is paused while it waits, and
+            the same parameters again resume it, submitting nothing twice (docs/batches.md).
     """
     plan = preflight.check_eval(              # the command line ran these before Prefect
         benchmark=benchmark, model=model, setting=setting, run_id=run_id, db=db,
         data_dir=data_dir, limit=limit, concurrency=concurrency, max_cost=max_cost,
         temperature=temperature, max_tokens=max_tokens, request_timeout=request_timeout,
-        judge=judge, data_path=data_path, backend_options=backend_options)
+        judge=judge, data_path=data_path, backend_options=backend_options, batch=batch)
     report_file = html_path(db, plan.run_id, html_report)
     if report_file is not None:                # written at the end: checked before any work
         preflight.output_file("html_report", report_file,
@@ -126,7 +133,7 @@ def eval_flow(benchmark: BenchmarkParam, model: str = "baseline:random",
     cfg = RunConfig(benchmark=benchmark, model=model, setting=plan.setting, run_id=plan.run_id,
                     db=db, data_dir=str(plan.data_dir), params=plan.params,
                     concurrency=concurrency, request_timeout=request_timeout,
-                    triton_url=triton_url, max_cost=max_cost, judge=judge)
+                    triton_url=triton_url, max_cost=max_cost, judge=judge, batch=batch)
     store = open_store(cfg.db, data_path)
     # notes, counts and failures in the Prefect log; the run claimed (one live writer per run
     # id: a second process on it waits for the first to end, then asks only what is left)
@@ -136,16 +143,21 @@ def eval_flow(benchmark: BenchmarkParam, model: str = "baseline:random",
         if mapped:
             progress.note(cfg.run_id, mapped)
         repair_dead_runs(store, cfg.run_id)
+        if not batch:
+            check_none_waiting(store, cfg.run_id)        # an earlier --batch's, not yet back
         todo = prepare_task(cfg, limit, retry_failed)
         budget = BUDGETS[cfg.run_id] = Budget(max_cost, store.spent(cfg.run_id))
         progress.emit("start", cfg.run_id, total=len(todo))
         shown = ProgressArtifact(cfg.run_id, cfg.db, len(todo))    # the UI's progress bar
         progress.subscribe(shown)
         try:
-            futures = [respond_shard.submit(cfg, s, concurrency, max_cost)
-                       for s in shard(todo, SHARD_WORKERS)]
-            for future in futures:
-                future.result()
+            if batch:                          # one task: the service splits the work
+                respond_batches(cfg, todo)
+            else:
+                futures = [respond_shard.submit(cfg, s, concurrency, max_cost)
+                           for s in shard(todo, SHARD_WORKERS)]
+                for future in futures:
+                    future.result()
             check_writes(store)                # a full disk: stop here, answers are spooled
             run_lease.check(lease)             # a claim it could not renew: stop here too
             grade_task(cfg)

@@ -41,7 +41,7 @@ from mathprobe.store.location import parse
 CHILD_DEPLOYMENT = "eval/full"
 # eval/full parameters a grid may set for every cell
 CELL_PARAMS = ("limit", "concurrency", "retry_failed", "max_cost", "temperature", "max_tokens",
-               "request_timeout", "triton_url", "judge", "backend_options")
+               "request_timeout", "triton_url", "judge", "backend_options", "batch")
 
 
 @dataclass(frozen=True)

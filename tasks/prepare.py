@@ -38,7 +38,8 @@ def prepare_task(cfg: RunConfig, limit: int | None, retry_failed: bool) -> list[
         bench, resolve_data_dir(cfg.data_dir), model=cfg.model, kind=kind, setting=cfg.setting,
         params=cfg.params, items=chosen, limit=limit, concurrency=cfg.concurrency,
         retry_failed=retry_failed, max_cost=cfg.max_cost, request_timeout=cfg.request_timeout,
-        triton_url=cfg.triton_url, judge=cfg.judge, flow_run_id=current_flow_run_id()))
+        triton_url=cfg.triton_url, judge=cfg.judge, flow_run_id=current_flow_run_id(),
+        batch=cfg.batch))
     left = pending(store, bench, chosen, cfg.run_id, cfg.model, cfg.setting, cfg.params,
                    retry_failed)
     if left.recut:

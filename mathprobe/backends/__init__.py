@@ -13,7 +13,8 @@ from mathprobe.backends import registry
 from mathprobe.backends.registry import parse_spec
 from mathprobe.items import Completion, Request
 
-__all__ = ["Backend", "get_backend", "parse_spec", "provider_limit", "registry"]
+__all__ = ["Backend", "check_batches", "get_backend", "get_batches", "parse_spec",
+           "provider_limit", "registry"]
 
 
 class Backend(Protocol):
@@ -47,6 +48,30 @@ def get_backend(spec: str, *, seed: int = 0, timeout_s: float | None = None,
                                  url=triton_url if found.url_option else None,
                                  traits=registry.traits_of(spec))
     return found.make(model, settings)
+
+
+def get_batches(spec: str, *, timeout_s: float | None = None):
+    """The batch API client (mathprobe.backends.batches.BatchClient) for BACKEND:NAME; a
+    MathprobeError for a kind that has none (checked before a run: `check_batches`)."""
+    from mathprobe.backends.retry import RetryPolicy
+
+    kind, model = parse_spec(spec)
+    found = check_batches(spec)
+    settings = registry.Settings(seed=0, policy=RetryPolicy.from_env(timeout_s=timeout_s),
+                                 traits=registry.traits_of(spec))
+    return found.batches(model, settings)
+
+
+def check_batches(spec: str, option: str = "--model") -> registry.BackendKind:
+    """The kind of BACKEND:NAME, if it has a batch API (--batch); else the one-line error."""
+    from mathprobe.errors import MathprobeError
+
+    found = registry.kind_of(spec, option)
+    if found.batches is None:
+        takers = ", ".join(k.usage for k in registry.kinds() if k.batches is not None)
+        raise MathprobeError(f"--batch: {option} {spec} has no batch API (batches are sent to "
+                             f"{takers or 'no installed backend'})")
+    return found
 
 
 def __getattr__(name: str):

@@ -46,34 +46,43 @@ class AnthropicMessages:
             max_retries=0, timeout=self.policy.timeout_s,
             http_client=anthropic.DefaultAioHttpClient(timeout=self.policy.timeout_s))   # as openai_chat
 
-    async def complete(self, request: Request) -> Completion:
+    def body(self, request: Request) -> dict:
+        """The JSON body of the message that answers `request`: what a direct call sends, and
+        a batch request's `params` (mathprobe/backends/anthropic_batches.py), so the two never
+        differ. Images go as base64 blocks before the text; the API requires a token cap."""
         content: list[dict] = []
         if request.image is not None:
             content.append({"type": "image", "source": {
                 "type": "base64", "media_type": image_mime(request.image),
                 "data": base64.b64encode(request.image).decode()}})
         content.append({"type": "text", "text": request.prompt})
-        params = sdk_kwargs(self.client.messages.create,
-                            {"max_tokens": DEFAULT_MAX_TOKENS, **request.params})
-        if request.system:
-            params["system"] = request.system
-
         messages = [{"role": role, "content": text} for role, text in request.turns]
         messages.append({"role": "user", "content": content})
+        body = {"model": self.model, "messages": messages,
+                "max_tokens": DEFAULT_MAX_TOKENS, **request.params}
+        if request.system:
+            body["system"] = request.system
+        return body
 
-        thinking = "thinking" in params
+    async def complete(self, request: Request) -> Completion:
+        create = self.client.messages.create
+        kwargs = sdk_kwargs(create, self.body(request))   # unnamed ones travel in extra_body
 
         async def attempt() -> Completion:
             try:
-                resp = await self.client.messages.create(
-                    model=self.model, messages=messages, **params)
-                return _read(resp, thinking, params["max_tokens"])
+                return self.reply(await create(**kwargs), request.params)
             except Exception as exc:
                 import anthropic
 
                 raise classify_sdk_error(anthropic, exc) from exc
 
         return await call_with_retries(attempt, self.policy)
+
+    @staticmethod
+    def reply(resp, params: dict) -> Completion:
+        """A message (the SDK's object, from a direct call or a batch's results) to a request
+        sent `params` as a Completion (`_read`)."""
+        return _read(resp, "thinking" in params, params.get("max_tokens", DEFAULT_MAX_TOKENS))
 
     async def aclose(self) -> None:
         await self.client.close()
@@ -108,6 +117,14 @@ def _read(resp, thinking: bool, cap: int) -> Completion:
 
 def make(model: str, settings: Settings) -> AnthropicMessages:
     return AnthropicMessages(model, policy=settings.policy)
+
+
+def make_batches(model: str, settings: Settings):
+    """The Message Batches client (mathprobe/backends/anthropic_batches.py) around the model's
+    backend."""
+    from mathprobe.backends.anthropic_batches import AnthropicBatches
+
+    return AnthropicBatches(make(model, settings))
 
 
 MIN_BUDGET = 1024                 # Anthropic's least thinking budget
@@ -158,4 +175,5 @@ BACKEND = BackendKind(name="anthropic", usage="anthropic:MODEL",
                       factory=make, key_env="ANTHROPIC_API_KEY",
                       endpoint_env="ANTHROPIC_BASE_URL", slow_import="anthropic",
                       concurrency=64, network=True, priced=True, rank=2,
-                      options=(THINKING_BUDGET,), generation=generation, reasoning=True)
+                      options=(THINKING_BUDGET,), generation=generation, reasoning=True,
+                      batches=make_batches)

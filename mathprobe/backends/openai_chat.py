@@ -75,31 +75,37 @@ class OpenAIChat:
         prior = [{"role": role, "content": text} for role, text in request.turns]
         return system + prior + [{"role": "user", "content": content}]
 
+    def body(self, request: Request) -> dict:
+        """The JSON body of the chat completion that answers `request`, the model's rules
+        applied (mathprobe.backends.reasoning): what a direct call sends, and what a batch line
+        carries (mathprobe/backends/openai_batches.py), so the two never differ."""
+        return {"model": self.model, "messages": self._messages(request),
+                **self.traits.adapt(request.params)}
+
     async def complete(self, request: Request) -> Completion:
-        messages = self._messages(request)
-        sent = self.traits.adapt(request.params)
-        params = sdk_kwargs(self.client.chat.completions.create, sent)
-        cap = sent.get(self.traits.max_tokens)
+        create = self.client.chat.completions.create
+        kwargs = sdk_kwargs(create, self.body(request))   # unnamed ones travel in extra_body
 
         async def attempt() -> Completion:
             try:
-                resp = await self.client.chat.completions.create(
-                    model=self.model, messages=messages, **params)
-                return self._read(resp, cap)
+                return self.reply(await create(**kwargs), request.params)
             except Exception as exc:   # every SDK failure becomes Transient or Permanent
                 raise _sdk_error(exc) from exc
 
         return await call_with_retries(attempt, self.policy)
 
-    def _read(self, resp, cap: int | None) -> Completion:
-        """A chat completion as a Completion: the answer apart from the reasoning, `refused`,
-        `truncated` (cut at the cap before its answer), or an answer to grade."""
+    def reply(self, resp, params: dict) -> Completion:
+        """A chat completion (the SDK's object, from a direct call or built from a batch's
+        output line) to a request sent `params` as a Completion: the answer apart from the
+        reasoning, `refused`, `truncated` (cut at the cap before its answer), or an answer to
+        grade. Raises EmptyCompletion for an empty answer that is the server's fault."""
+        cap = self.traits.adapt(params).get(self.traits.max_tokens)
         choice = resp.choices[0]
         message = choice.message
         refusal = getattr(message, "refusal", None)
         extra = getattr(message, "model_extra", None) or {}
         apart = extra.get("reasoning_content") or extra.get("reasoning")   # vLLM, SGLang
-        reply = reasoning.split(message.content, apart if isinstance(apart, str) else None)
+        parts = reasoning.split(message.content, apart if isinstance(apart, str) else None)
         usage = resp.usage
         details = getattr(usage, "completion_tokens_details", None) if usage else None
         thought = getattr(details, "reasoning_tokens", None) if details else None
@@ -107,21 +113,21 @@ class OpenAIChat:
         refused = bool(refusal) or choice.finish_reason == "content_filter"
         status, error = "refused" if refused else "ok", None
         if not refused:
-            if reasoning.cut_before_answer(reply, choice.finish_reason == "length",
+            if reasoning.cut_before_answer(parts, choice.finish_reason == "length",
                                            self.traits.reasoning):
                 status = reasoning.TRUNCATED
-                hidden = reply.reasoning is None and bool(thought)    # OpenAI's keep it hidden
+                hidden = parts.reasoning is None and bool(thought)    # OpenAI's keep it hidden
                 error = reasoning.truncation_error(
-                    "inside the reasoning" if reply.open or hidden else "before the answer",
+                    "inside the reasoning" if parts.open or hidden else "before the answer",
                     out, cap)
             else:
-                check_not_empty(reply.answer, choice.finish_reason, ("length",))
+                check_not_empty(parts.answer, choice.finish_reason, ("length",))
         # a plain model's 0 reasoning tokens say nothing: kept for a model that reasons
-        reasons = bool(thought) or reply.reasoning is not None or self.traits.reasoning
-        text = reply.answer if reply.answer is not None or status == "truncated" else refusal
+        reasons = bool(thought) or parts.reasoning is not None or self.traits.reasoning
+        text = parts.answer if parts.answer is not None or status == "truncated" else refusal
         return Completion(text=text, status=status, error=error,
                           input_tokens=usage.prompt_tokens if usage else None,
-                          output_tokens=out, reasoning=reply.reasoning,
+                          output_tokens=out, reasoning=parts.reasoning,
                           reasoning_tokens=thought if reasons else None,
                           served_model=getattr(resp, "model", None) or None)
 
@@ -182,6 +188,13 @@ def make(model: str, settings: Settings) -> OpenAIChat:
     return OpenAIChat(model, policy=settings.policy, traits=settings.traits)
 
 
+def make_batches(model: str, settings: Settings):
+    """The Batch API client (mathprobe/backends/openai_batches.py) around the model's backend."""
+    from mathprobe.backends.openai_batches import OpenAIBatches
+
+    return OpenAIBatches(make(model, settings))
+
+
 REASONING_EFFORT = Option(
     "reasoning_effort", choices=reasoning.EFFORTS,
     help="How hard an OpenAI reasoning model thinks (o-series, gpt-5; sent as "
@@ -223,4 +236,5 @@ BACKEND = BackendKind(name="openai", usage="openai:MODEL",
                       help="OpenAI, or a server speaking its API",
                       factory=make, key_env="OPENAI_API_KEY", endpoint_env="OPENAI_BASE_URL",
                       slow_import="openai", concurrency=256, network=True, priced=True, rank=1,
-                      options=(REASONING_EFFORT,), generation=generation, reasoning=True)
+                      options=(REASONING_EFFORT,), generation=generation, reasoning=True,
+                      batches=make_batches)

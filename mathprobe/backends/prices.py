@@ -1,4 +1,6 @@
-"""The price table: token counts in, dollars out."""
+"""The price table: token counts in, dollars out. A request answered through a service's batch
+API (`--batch`, docs/batches.md) costs half: OpenAI's Batch API and Anthropic's Message Batches
+both bill batched tokens at 50% of the direct price, so the one table serves both."""
 from __future__ import annotations
 
 import os
@@ -9,6 +11,7 @@ from pathlib import Path
 from mathprobe.errors import MathprobeError
 
 DEFAULT = Path(__file__).with_name("prices.toml")
+BATCH_DISCOUNT = 0.5        # a batched request's share of the direct price (OpenAI, Anthropic)
 
 
 @lru_cache(maxsize=8)
@@ -29,14 +32,17 @@ def price(kind: str, model: str) -> dict[str, float] | None:
     return _load(os.environ.get("MATHPROBE_PRICES")).get(kind, {}).get(model)
 
 
-def cost(kind: str, model: str, input_tokens: int | None, output_tokens: int | None) -> float | None:
+def cost(kind: str, model: str, input_tokens: int | None, output_tokens: int | None,
+         batch: bool = False) -> float | None:
     """Dollars for one call, or None when the model has no price (or the call no token counts).
     A reasoning model's reasoning tokens are output tokens (OpenAI counts them in
-    completion_tokens, Anthropic its thinking in output_tokens): priced as such, once."""
+    completion_tokens, Anthropic its thinking in output_tokens): priced as such, once. `batch`:
+    the call was answered through a batch, at BATCH_DISCOUNT of the table's price."""
     p = price(kind, model)
     if p is None or input_tokens is None or output_tokens is None:
         return None
-    return (input_tokens * p["input"] + output_tokens * p["output"]) / 1_000_000
+    dollars = (input_tokens * p["input"] + output_tokens * p["output"]) / 1_000_000
+    return dollars * BATCH_DISCOUNT if batch else dollars
 
 
 def is_priced(spec: str) -> bool:

@@ -16,7 +16,9 @@ written anywhere else; docs/adding-a-backend.md walks through one.
 A kind also owns its generation options (`options`: --reasoning-effort for openai:,
 --thinking-budget for anthropic:) and the rules that turn a run's settings into the parameters
 its model is sent (`generation`): the command line, the flows and the checks before a run read
-them from here, so an option is spelled out once, where the kind that takes it is declared. A backend module must stay
+them from here, so an option is spelled out once, where the kind that takes it is declared. A
+kind with a batch API (`batches`: OpenAI's Batch API, Anthropic's Message Batches) serves
+--batch (docs/batches.md). A backend module must stay
 cheap to import (its SDK imported when the first client is built): the registry imports every
 module to read its `BackendKind`, and `parse_spec` runs before anything else on the command line.
 """
@@ -124,6 +126,8 @@ class BackendKind:
     generation: Callable[[Generation], dict[str, Any]] | None = None   # the parameters sent
     #                                   (None: the defaults overridden by what the user gave)
     reasoning: bool = False           # it serves reasoning models: NAME#reasoning declares one
+    batches: Callable[[str, Settings], Any] | None = None   # (NAME, settings) -> its batch API
+    #                                   client (mathprobe.backends.batches), for --batch
 
     def make(self, model: str, settings: Settings) -> Backend:
         return self.factory(model, settings)

@@ -54,6 +54,10 @@ Concurrency = Annotated[int | None, typer.Option(
     "many the server takes (more while it answers, fewer on 429/503) (default: the provider's "
     "cap, e.g. 256 for openai).")]
 RunId = Annotated[str, typer.Option("--run-id", help="Run id; reuse it to resume a run.")]
+Batch = Annotated[bool, typer.Option(
+    "--batch", help="Ask through the service's batch API (openai:, anthropic:): half the price, "
+    "answers within 24 h; the command waits, and run again after a stop it resumes, submitting "
+    "nothing twice (docs/batches.md).")]
 Benchmark = Annotated[str, typer.Option("--benchmark", help=f"One of: {BENCHMARKS_HELP}.")]
 
 def with_backend_options(command):

@@ -5,13 +5,14 @@ from __future__ import annotations
 
 import json
 import sys
+from contextlib import contextmanager
 from typing import Annotated, Any
 
 import typer
 from rich.console import Console
 from rich.text import Text
 
-from mathprobe.cli.common import DataDir, Db, err
+from mathprobe.cli.common import Batch, DataDir, Db, err
 from mathprobe.errors import Exit, MathprobeError
 
 JudgeOption = Annotated[str, typer.Option(
@@ -37,6 +38,7 @@ def judge(
                                                       "Triton gRPC endpoint (triton: judges).")] = None,
     repeat: Repeat = 1,
     as_json: Annotated[bool, typer.Option("--json", help="Print the result as JSON.")] = False,
+    batch: Batch = False,
 ) -> None:
     """Judge a stored run again (or for the first time) with BACKEND:NAME: the answers its
     benchmark's judge asks about (CMMaTH: those the rules left undecided; WE-MATH: those the
@@ -59,20 +61,25 @@ def judge(
                              "run it judged or labelled")
     bench = registry.get(run["benchmark"])
     preflight.check_judge(bench, judge_spec)
+    if batch:
+        preflight.check_batch(judging.backend_spec(judge_spec), option="--judge")
     check_backend(judging.backend_spec(judge_spec))        # the API key, before anything runs
     dataset = bench.load(preflight.data(bench, data_dir))
     grade_run(store, bench, dataset, run_id)               # a grader added since: no model asked
     items = dataset.by_id()
     results = []
-    for k in range(1, repeat + 1):
-        spec = judging.with_repeat(judge_spec, judging.repeat_of(judge_spec) + k - 1)
-        result = judging.judge_run(store, bench, items, run_id, spec, retry_failed=retry_failed,
-                                   concurrency=concurrency, timeout_s=request_timeout,
-                                   triton_url=triton_url)
-        if result.get("write_failed"):
-            from mathprobe.runs.asking import check_writes
-            check_writes(store)
-        results.append({"judge": spec, **result, **_costs(store, judging.judge_run_id(run_id, spec))})
+    with _notes_shown(batch):
+        for k in range(1, repeat + 1):
+            spec = judging.with_repeat(judge_spec, judging.repeat_of(judge_spec) + k - 1)
+            result = judging.judge_run(store, bench, items, run_id, spec,
+                                       retry_failed=retry_failed, concurrency=concurrency,
+                                       timeout_s=request_timeout, triton_url=triton_url,
+                                       batch=batch)
+            if result.get("write_failed"):
+                from mathprobe.runs.asking import check_writes
+                check_writes(store)
+            results.append({"judge": spec, **result,
+                            **_costs(store, judging.judge_run_id(run_id, spec))})
     repeats = []
     if repeat > 1:
         from mathprobe.reports.graders import agreement
@@ -89,6 +96,24 @@ def judge(
         _print_judged(out)
     if any(r["judge_failed"] or r["infra_failed"] for r in results):
         raise typer.Exit(Exit.INCOMPLETE)
+
+
+@contextmanager
+def _notes_shown(shown: bool):
+    """The run's notes on stderr while the block runs (a batch takes minutes to hours: what it
+    submitted, how its batches stand, what it asks again)."""
+    from mathprobe.runs import progress
+
+    def listener(event: str, _run_id: str, **data: Any) -> None:
+        if event == "note":
+            err.print(Text(data["message"], style="dim"), soft_wrap=True)
+
+    if shown:
+        progress.subscribe(listener)
+    try:
+        yield
+    finally:
+        progress.unsubscribe(listener)
 
 
 def _costs(store, jrun: str) -> dict[str, Any]:

@@ -11,6 +11,7 @@ from rich.text import Text
 from mathprobe.cli.common import (
     MODELS_HELP,
     SETTINGS_HELP,
+    Batch,
     Benchmark,
     Concurrency,
     DataDir,
@@ -61,6 +62,7 @@ def run(
                                                  "official one). See mathprobe judge.")] = None,
     as_json: Annotated[bool, typer.Option("--json", help="Print the report as JSON.")] = False,
     data_path: DataPath = None,
+    batch: Batch = False,
     backend_options: dict | None = None,
 ) -> None:
     """Run the `eval` flow locally and print the report. The same --run-id resumes."""
@@ -72,7 +74,7 @@ def run(
                                 concurrency=concurrency, max_cost=max_cost,
                                 temperature=temperature, max_tokens=max_tokens,
                                 request_timeout=request_timeout, judge=judge, data_path=data_path,
-                                backend_options=options)
+                                backend_options=options, batch=batch)
     stored = _stored_report(db, plan, limit, retry_failed, judge, data_path)
     if stored is not None:                 # nothing left to do: no Prefect at all
         emit(stored, as_json)
@@ -87,7 +89,8 @@ def run(
                            concurrency=concurrency, retry_failed=retry_failed,
                            max_cost=max_cost, temperature=temperature, max_tokens=max_tokens,
                            request_timeout=request_timeout, triton_url=triton_url,
-                           judge=judge, data_path=data_path, backend_options=options)
+                           judge=judge, data_path=data_path, backend_options=options,
+                           batch=batch)
     emit(report, as_json)
     raise typer.Exit(run_exit_code(report))
 

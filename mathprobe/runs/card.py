@@ -126,9 +126,10 @@ def run_facts(bench: Benchmark, data_dir: Path, *, model: str, kind: str, settin
               concurrency: int, retry_failed: bool = False, max_cost: float | None = None,
               request_timeout: float | None = None, triton_url: str | None = None,
               judge: str | None = None, flow_run_id: str | None = None,
-              prompts: dict[str, Any] | None = None) -> dict[str, Any]:
+              prompts: dict[str, Any] | None = None, batch: bool = False) -> dict[str, Any]:
     """The card facts of an eval or probe run at its start (a resume adds a session);
-    `prompts`: the prompts' hashes when they are not the benchmark's (a probe's requests)."""
+    `prompts`: the prompts' hashes when they are not the benchmark's (a probe's requests);
+    `batch`: asked through the service's batch API (--batch)."""
     found = registry.find(kind)
     traits = registry.traits_of(model) if found is not None else None
     facts = {
@@ -145,11 +146,11 @@ def run_facts(bench: Benchmark, data_dir: Path, *, model: str, kind: str, settin
         "seeds": {"sampling": sampling.SEED, "bootstrap": BOOTSTRAP_SEED,
                   **({kind: 0} if found is not None and found.seeded else {})},
         "execution": {"concurrency": concurrency, "max_cost_usd": max_cost,
-                      "request_timeout_s": request_timeout},
+                      "request_timeout_s": request_timeout, "batch": batch},
         "graders": {"rules": list(bench.graders), "judge": judge},
         "sessions": [{"started_at": now().isoformat(timespec="seconds"),
                       "mathprobe": mathprobe_version(), "concurrency": concurrency,
-                      "limit": limit, "retry_failed": retry_failed,
+                      "limit": limit, "retry_failed": retry_failed, "batch": batch,
                       "generation": dict(params), "flow_run_id": flow_run_id}],
     }
     return redact(facts)

@@ -20,3 +20,4 @@ class RunConfig:
     triton_url: str | None = None
     max_cost: float | None = None
     judge: str | None = None
+    batch: bool = False              # through the service's batch API (docs/batches.md)

@@ -91,6 +91,20 @@ def judge_of(bench: Benchmark, judge: str | None = None) -> Judge:
 Check = Callable[[Request, str | None], bool]
 
 
+def verdict_checked(check: Check, failed: str = "judge_failed",
+                    missing: str = "no verdict in the judge's reply"
+                    ) -> Callable[[Request, Completion], Completion]:
+    """What a judge's reply is stored as: an answer with no readable verdict `failed` (asked
+    directly, `VerdictChecked`; or through a batch, mathprobe/runs/batching.py), its error
+    saying what was `missing`."""
+    def checked(request: Request, c: Completion) -> Completion:
+        if c.status == "ok" and not check(request, c.text):
+            c.status = failed
+            c.error = f"{missing}: ...{(c.text or '')[-160:]!r}"
+        return c
+    return checked
+
+
 class VerdictChecked:
     """Wraps the judge's backend: an answer with no readable verdict becomes `judge_failed`
     (or `failed`, with the error `missing`: a labeller's reply without a readable type is
@@ -98,16 +112,11 @@ class VerdictChecked:
 
     def __init__(self, inner, check: Check, failed: str = "judge_failed",
                  missing: str = "no verdict in the judge's reply"):
-        self.inner, self.check = inner, check
-        self.failed, self.missing = failed, missing
+        self.inner, self.checked = inner, verdict_checked(check, failed, missing)
         self.kind, self.model = inner.kind, inner.model
 
     async def complete(self, request: Request) -> Completion:
-        c = await self.inner.complete(request)
-        if c.status == "ok" and not self.check(request, c.text):
-            c.status = self.failed
-            c.error = f"{self.missing}: ...{(c.text or '')[-160:]!r}"
-        return c
+        return self.checked(request, await self.inner.complete(request))
 
     async def aclose(self) -> None:
         await self.inner.aclose()
@@ -243,20 +252,36 @@ def _replace_verdicts(store: Store, run_id: str, grader: str, rows: list) -> Non
 
 def judge_run(store: Store, bench: Benchmark, items: dict[str, Item], run_id: str, judge: str, *,
               retry_failed: bool = False, concurrency: int = 16, timeout_s: float | None = None,
-              triton_url: str | None = None) -> dict[str, Any]:
+              triton_url: str | None = None, batch: bool = False,
+              waiting: Any = None) -> dict[str, Any]:
     """Judge a stored run with `judge` (nothing is asked of the evaluated model): prepare, send
     what the cache did not answer, write the verdicts, finish the judge's run. Returns the
-    counts of `write_verdicts` plus `asked` (requests sent) and the send counts."""
+    counts of `write_verdicts` plus `asked` (requests sent) and the send counts. `batch`: the
+    judge is asked through its batch API (mathprobe/runs/batching.py; `waiting` shows that it
+    waits, e.g. the flow run paused)."""
     from mathprobe.backends import get_backend
     from mathprobe.runs.asking import send
+    from mathprobe.runs.batching import BatchRun, NotShown, check_none_waiting
 
+    if not batch:
+        check_none_waiting(store, judge_run_id(run_id, judge))
     plan = prepare(store, bench, items, run_id, judge, retry_failed)
     spec = judge_of(bench, judge)
-    counts = send(store, plan.jrun, backend_spec(judge),
-                  lambda: VerdictChecked(get_backend(backend_spec(judge), timeout_s=timeout_s,
-                                                     triton_url=triton_url),
-                                         checker(spec, items)),
-                  plan.requests, in_flight=concurrency) if plan.requests else {}
+    if not plan.requests:
+        counts: dict[str, int] = {}
+    elif batch:
+        by_item = {r.item_id: r for r in plan.requests}
+        counts = BatchRun(store, plan.jrun, backend_spec(judge), dict(spec.params),
+                          requests_for=lambda ids: [by_item[i] for i in ids],
+                          adjust=verdict_checked(checker(spec, items)),
+                          waiting=waiting or NotShown(), timeout_s=timeout_s,
+                          ).ask(list(by_item))
+    else:
+        counts = send(store, plan.jrun, backend_spec(judge),
+                      lambda: VerdictChecked(get_backend(backend_spec(judge), timeout_s=timeout_s,
+                                                         triton_url=triton_url),
+                                             checker(spec, items)),
+                      plan.requests, in_flight=concurrency)
     if store.write_failure():
         return {"asked": len(plan.requests), "counts": counts, "write_failed": True}
     result = write_verdicts(store, bench, items, run_id, judge)

@@ -269,6 +269,21 @@ def check_judge(bench: Benchmark, judge: str) -> None:
     model(judging.backend_spec(judge), "--judge")
 
 
+def check_batch(model: str, judge: str | None = None, max_cost: float | None = None,
+                option: str = "--model") -> None:
+    """--batch: the model's kind (and the judge's) has a batch API; no --max-cost (a batch is
+    answered whole once submitted: nothing could stop it at a cost)."""
+    from mathprobe.backends import check_batches
+
+    check_batches(model, option)
+    if judge is not None:
+        check_batches(judging.backend_spec(judge), "--judge")
+    if max_cost is not None:
+        raise MathprobeError(f"--max-cost {max_cost:g}: cannot be kept with --batch (the service "
+                             "answers a submitted batch whole, at half the price: nothing can "
+                             "stop it part way); leave one out, or size the run with --limit")
+
+
 def default_run_id(benchmark: str, model: str, setting: str) -> str:
     return re.sub(r"[^A-Za-z0-9._-]+", "-", f"{benchmark}-{model}-{setting}")
 
@@ -283,6 +298,21 @@ def same_work(db: str | Path, spec: RunSpec) -> None:
                    [spec.run_id])
         if row:
             check_same_work(spec, row[0])
+
+
+def none_in_batches(db: str | Path, run_id: str) -> None:
+    """A run asked without --batch has no requests waiting in batches (a file; the flow checks
+    a lake's, and again a file's: mathprobe.runs.batching.check_none_waiting)."""
+    loc = parse(db)
+    if loc.is_lake or not Path(loc.target).is_file():
+        return
+    rows = peek(db, "SELECT count(DISTINCT r.item_id) FROM batch_requests r JOIN batches b "
+                    "USING (submission) WHERE r.run_id = ? AND r.state = 'pending' "
+                    "AND b.collected_at IS NULL AND b.status <> 'void'", [run_id])
+    if rows and rows[0][0]:
+        from mathprobe.runs.batching import still_waiting
+
+        raise MathprobeError(still_waiting(run_id, rows[0][0]))
 
 
 @dataclass(frozen=True)
@@ -301,11 +331,12 @@ def check_eval(*, benchmark: str, model: str, setting: str | None, run_id: str |
                temperature: float | None = None, max_tokens: int | None = None,
                request_timeout: float | None = None, judge: str | None = None,
                data_path: str | None = None,
-               backend_options: dict[str, Any] | None = None) -> EvalPlan:
+               backend_options: dict[str, Any] | None = None, batch: bool = False) -> EvalPlan:
     """Every check of `mathprobe run` / the eval flow that needs no Prefect, cheapest first.
     `backend_options`: the model's kind's own options (--reasoning-effort, --thinking-budget:
     `BackendKind.options`), checked with the rest; the plan's `params` are what the model is
-    sent (`BackendKind.generation`: a reasoning model's rules applied)."""
+    sent (`BackendKind.generation`: a reasoning model's rules applied). `batch`: the model
+    (and the judge) are asked through their batch API (`check_batch`)."""
     check_counts(limit=limit, concurrency=concurrency, max_cost=max_cost,
                  temperature=temperature, max_tokens=max_tokens,
                  request_timeout=request_timeout)
@@ -318,10 +349,14 @@ def check_eval(*, benchmark: str, model: str, setting: str | None, run_id: str |
         backend_options)
     if judge is not None:
         check_judge(bench, judge)
+    if batch:
+        check_batch(model, judge, max_cost)
     store_path(db, data_path)
     path = data(bench, data_dir)
     rid = run_id or default_run_id(benchmark, model, chosen)
     same_work(db, RunSpec(rid, bench.name, model, kind, chosen, params))
+    if not batch:
+        none_in_batches(db, rid)
     return EvalPlan(bench, chosen, rid, params, path)
 
 

@@ -46,13 +46,15 @@ def note(run_id: str, message: str) -> None:
 
 @dataclass
 class Activity:
-    """What a run's requests are doing now. Written on the request loop (mathprobe.runs.
+    """What a run's requests are doing now (or its batches: the state the service last gave).
+    Written on the request loop (mathprobe.runs.
     request_slots), read whenever progress is drawn (the bar ten times a second, the Prefect
     artifact every second): plain counters, no event per change."""
     in_flight: int = 0          # attempts the server is answering now
     retries: int = 0            # attempts after a request's first
     overloaded: int = 0         # answers 429 / 503 / 529: the server wants fewer requests
     window: Any = None          # the run's AdaptiveLimit (its window and ceiling), if any
+    batch: str = ""             # its open batches and their state (--batch: runs/batching.py)
     waits: dict[int, float] = field(default_factory=dict)   # request -> when its wait ends
 
     @property
@@ -63,7 +65,7 @@ class Activity:
     def line(self) -> str:
         """One short line, e.g. `96 in flight (limit 96 of 256) · 40 rate-limited · 12 waiting
         to retry (up to 8 s)`; empty before any request."""
-        parts = []
+        parts = [self.batch] if self.batch else []
         if self.in_flight or self.window is not None:
             limit = ("" if self.window is None else
                      f" (limit {self.window.window} of {self.window.ceiling})")

@@ -22,8 +22,8 @@ is gone; a lake has many writers and keeps them); their Prefect flow runs are li
 writes nothing, so it works on a read-only mount or a full disk.
 
 This module is the store itself (connections, the SQL layer, transactions, the process's one
-store per file); the rows it reads and writes are in `items_table`, `runs_table` and
-`answers_table`, mixed into `Store`.
+store per file); the rows it reads and writes are in `items_table`, `runs_table`,
+`answers_table` and `batches_table`, mixed into `Store`.
 """
 from __future__ import annotations
 
@@ -42,6 +42,7 @@ import duckdb
 from mathprobe.errors import StoreWriteError
 from mathprobe.store import lake, run_data, spool, template
 from mathprobe.store.answers_table import ANSWERED, ANSWERED_SQL, AnswersTable
+from mathprobe.store.batches_table import BatchesTable
 from mathprobe.store.errors import connect, offline_connect, write_error
 from mathprobe.store.items_table import ItemsTable
 from mathprobe.store.location import Location, parse
@@ -80,7 +81,7 @@ def pandas_hidden() -> Iterator[None]:
             del sys.modules["pandas"]
 
 
-class Store(ItemsTable, RunsTable, AnswersTable):
+class Store(ItemsTable, RunsTable, AnswersTable, BatchesTable):
     """A store open in this process: a DuckDB file (read-write, or read-only) or a DuckLake
     catalog; its rows are read and written through the mixed-in tables' methods."""
 

@@ -37,6 +37,9 @@ counting whitespace-separated words as tokens, reasoning first, as a model gener
     scripted: with `reasoning_parser` (vLLM / SGLang started with one) the reasoning in
     `message.reasoning_content` and the answer in `content` (None when cut inside the
     reasoning); without, `<think>...</think>` in `content`, unclosed when cut inside it.
+Batch APIs (OpenAI's Batch API, Anthropic's Message Batches): tests/support/fake_batches.py,
+with scripted delays (`batch_delay_s`), batches held in progress (`batch_hold`) and expiry
+(`batch_expire`); each request of a batch is answered as a direct call, faults included.
 `max_in_flight=K` answers 429 (with `Retry-After: <retry_after>`, at once) to a request that
 arrives while K others are being answered, as a provider's concurrency cap does; `rejected`
 counts them.
@@ -55,9 +58,11 @@ import time
 from dataclasses import dataclass, field
 from typing import Any
 
+from tests.support.fake_batches import BatchEndpoints
+
 
 @dataclass
-class FakeAPI:
+class FakeAPI(BatchEndpoints):
     latency: float = 0.0
     answer: str = "A"                          # letter answered when no rule matches
     answers: dict[str, str] = field(default_factory=dict)   # prompt text -> letter
@@ -80,9 +85,19 @@ class FakeAPI:
     reasoning_words: int = 40       # an OpenAI reasoning model's reasoning when none is scripted
     reasoning_parser: bool = False  # an open model's server splits its reasoning out (vLLM, SGLang)
     thinking_tokens_reported: bool = False   # Anthropic usage.output_tokens_details
+    # batch APIs (tests/support/fake_batches.py)
+    batch_delay_s: float = 0.0      # a batch ends this long after it was created
+    batch_hold: bool = False        # batches stay in progress while this is set
+    batch_expire: dict[str, int] = field(default_factory=dict)   # text -> batches it expires in
+    batch_seed: int = 0             # the order results come back in
+    batch_api: bool = True          # False: no batch endpoints (404), as vLLM's server
+    files: dict[str, dict] = field(default_factory=dict)
+    batches: dict[str, dict] = field(default_factory=dict)
+    batch_submissions: list[dict] = field(default_factory=list)   # every accepted batch
+    batch_lines: list[dict] = field(default_factory=list)         # every request in one
 
     def __post_init__(self):
-        self._lock = threading.Lock()
+        self._lock = threading.RLock()     # (a batch runs its requests under it)
         self._loop: asyncio.AbstractEventLoop | None = None
         self._server: asyncio.base_events.Server | None = None
         self._thread: threading.Thread | None = None
@@ -139,7 +154,10 @@ class FakeAPI:
                     if ":" in line:
                         k, v = line.split(":", 1)
                         headers[k.strip().lower()] = v.strip()
-                body = await reader.readexactly(int(headers.get("content-length", 0)))
+                if headers.get("transfer-encoding", "").lower() == "chunked":
+                    body = await _read_chunked(reader)
+                else:
+                    body = await reader.readexactly(int(headers.get("content-length", 0)))
                 keep = await self._respond(method, path, headers, body, writer)
                 if not keep:
                     break
@@ -172,6 +190,9 @@ class FakeAPI:
 
     async def _answer(self, method: str, path: str, headers: dict, body: bytes,
                       writer: asyncio.StreamWriter) -> bool:
+        batch = self._batch_endpoint(method, path, headers, body)    # tests/support/fake_batches.py
+        if batch is not None:
+            return await self._send(writer, *batch)
         payload = json.loads(body) if body else {}
         prompt = _prompt_text(payload) or payload.get("prompt", "")
         fault = self._next_fault(prompt)
@@ -183,28 +204,33 @@ class FakeAPI:
                                       "at": time.time()})
         if self.latency:
             await asyncio.sleep(self.latency)
-        anthropic = path.rstrip("/").endswith("/messages")
         if fault == "drop":
             writer.transport.abort()
             return False
         if fault == "slow":
             await asyncio.sleep(self.slow_s)
+        return await self._send(writer, *self._reply(path, payload, prompt, fault))
+
+    def _reply(self, path: str, payload: dict, prompt: str,
+               fault: str | None) -> tuple[int, bytes, dict[str, str] | None]:
+        """(status, body, headers) of the answer to one request (a direct call, or a line of a
+        batch), its scripted fault applied."""
+        anthropic = path.rstrip("/").endswith("/messages")
         if fault in ("429", "429ms"):
             hdr = ({"retry-after": f"{self.retry_after}"} if fault == "429"
                    else {"retry-after-ms": f"{self.retry_after * 1000:.0f}"})
-            return await self._send(writer, 429, _error(anthropic, "rate_limit_error",
-                                                        "slow down"), hdr)
+            return 429, _error(anthropic, "rate_limit_error", "slow down"), hdr
         if fault in ("500", "503", "400", "401"):
             kind = {"500": "api_error", "503": "overloaded_error", "400": "invalid_request_error",
                     "401": "authentication_error"}[fault]
-            return await self._send(writer, int(fault), _error(anthropic, kind, f"fault {fault}"))
+            return int(fault), _error(anthropic, kind, f"fault {fault}"), None
         if fault == "malformed":
-            return await self._send(writer, 200, b'{"id": "x", "choices": [ {"mess')
+            return 200, b'{"id": "x", "choices": [ {"mess', None
         if path.rstrip("/").endswith("/v1/completions"):
             if payload.get("echo"):          # prompt log-probabilities (MIN-K%, scoring)
-                return await self._send(writer, 200, json.dumps(_echo_logprobs(payload)).encode())
+                return 200, json.dumps(_echo_logprobs(payload)).encode(), None
             text = (self.reply(payload, prompt) if self.reply is not None else None) or " more text"
-            return await self._send(writer, 200, json.dumps(_text_completion(payload, text)).encode())
+            return 200, json.dumps(_text_completion(payload, text)).encode(), None
         letter = next((v for k, v in self.answers.items() if k in prompt), self.answer)
         text = f"<Thought process>: <<looked at it>> <Answer>: <<{letter}>>"
         if fault == "refuse":
@@ -215,13 +241,13 @@ class FakeAPI:
             text = self.reply(payload, prompt) or text
         refused = self._refuse_parameters(anthropic, payload)
         if refused is not None:
-            return await self._send(writer, 400, refused)
+            return 400, refused, None
         usage_in = max(1, len(prompt.split()))
         if anthropic:
             msg = self._anthropic_message(payload, fault, text, usage_in)
         else:
             msg = self._openai_completion(payload, fault, text, usage_in)
-        return await self._send(writer, 200, json.dumps(msg).encode())
+        return 200, json.dumps(msg).encode(), None
 
     # -- replies --------------------------------------------------------------------------
     def _refuse_parameters(self, anthropic: bool, payload: dict) -> bytes | None:
@@ -351,11 +377,13 @@ class FakeAPI:
     @staticmethod
     async def _send(writer: asyncio.StreamWriter, status: int, body: bytes,
                     headers: dict[str, str] | None = None) -> bool:
-        reason = {200: "OK", 400: "Bad Request", 401: "Unauthorized", 429: "Too Many Requests",
+        reason = {200: "OK", 400: "Bad Request", 401: "Unauthorized", 404: "Not Found",
+                  413: "Request Entity Too Large", 429: "Too Many Requests",
                   500: "Internal Server Error", 503: "Service Unavailable"}.get(status, "X")
-        head = [f"HTTP/1.1 {status} {reason}", "content-type: application/json",
-                f"content-length: {len(body)}", "connection: keep-alive"]
-        head += [f"{k}: {v}" for k, v in (headers or {}).items()]
+        headers = {"content-type": "application/json", **(headers or {})}
+        head = [f"HTTP/1.1 {status} {reason}", f"content-length: {len(body)}",
+                "connection: keep-alive"]
+        head += [f"{k}: {v}" for k, v in headers.items()]
         writer.write(("\r\n".join(head) + "\r\n\r\n").encode() + body)
         await writer.drain()
         return True
@@ -390,6 +418,18 @@ def generate(parts: list[list[str]], cap: int | None) -> tuple[list[list[str]], 
         out.append(part[:max(0, left)])
         left -= len(part)
     return out, left < 0
+
+
+async def _read_chunked(reader: asyncio.StreamReader) -> bytes:
+    """A request body sent with `transfer-encoding: chunked` (how an SDK may upload a file)."""
+    parts = []
+    while True:
+        size = int((await reader.readuntil(b"\r\n")).split(b";")[0].strip(), 16)
+        if size == 0:
+            await reader.readuntil(b"\r\n")           # no trailers are sent
+            return b"".join(parts)
+        parts.append(await reader.readexactly(size))
+        await reader.readexactly(2)
 
 
 def _openai_error(message: str, param: str, code: str) -> bytes:
