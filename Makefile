@@ -25,9 +25,9 @@ chromium:
 	  { $(SUDO) apt-get update -qq && DEBIAN_FRONTEND=noninteractive $(SUDO) apt-get install -y -qq \
 	      --no-install-recommends chromium >/dev/null; }
 
-# The core install (`pip install mathprobe`: API and baseline runs, store, report, compare,
-# deploy) for the demo; the test suite adds the extras (PostgreSQL lakes, Triton, data selection)
-# and its tools.
+# The core install (`pip install mathprobe`: baseline runs, store, report, compare, deploy) for
+# the demo; the test suite adds every extra (the model SDKs, the HTML report, DuckLake stores,
+# .xlsx imports, the ROUGE probe, Triton, data selection) and its tools.
 $(STAMP): pyproject.toml constraints.txt
 	test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
 	$(BIN)/pip install -q --upgrade pip
@@ -35,7 +35,7 @@ $(STAMP): pyproject.toml constraints.txt
 	touch $(STAMP)
 
 $(STAMP)-test: $(STAMP)
-	$(BIN)/pip install -q -c constraints.txt -e '.[test,lake,triton,select]'
+	$(BIN)/pip install -q -c constraints.txt -e '.[test,openai,anthropic,html,lake,xlsx,rouge,triton,select]'
 	touch $(STAMP)-test
 
 install: $(STAMP)
@@ -44,10 +44,13 @@ demo: $(STAMP)
 	$(BIN)/mathprobe demo
 	@echo "mathprobe is installed in $(VENV): 'source $(VENV)/bin/activate' puts it on PATH as 'mathprobe'."
 
-# The lint (ruff, as pyproject.toml declares it) over every folder of code, before the tests.
+# The lint (ruff, as pyproject.toml declares it) over every folder of code, then the type check
+# (mypy over the library, flows and tasks at the strictness pyproject.toml's [tool.mypy]
+# declares), before the tests.
 LINTED := mathprobe flows tasks tests perf triton_models deploy
 lint: $(STAMP)-test
 	$(BIN)/ruff check -q $(LINTED)
+	$(BIN)/mypy
 
 test: lint postgres chromium
 	$(BIN)/python -m pytest -q -n 2
@@ -68,6 +71,7 @@ bench: $(STAMP)-test postgres
 	$(BIN)/python perf/cmmath_rules.py
 	$(BIN)/python perf/wemath_views.py --runs 50 --repeat 3
 	$(BIN)/python perf/report_build.py --runs 50 --repeat 3
+	$(BIN)/python perf/thumbnails.py --repeat 1
 	$(BIN)/python perf/views.py --scale 0.2 --repeat 3
 	$(BIN)/python perf/lake.py --rows 1000 --runs 20 --repeat 3
 	$(BIN)/python perf/cli_errors.py --repeat 1
@@ -77,11 +81,14 @@ bench: $(STAMP)-test postgres
 	$(BIN)/python perf/startup.py --repeat 1
 	$(BIN)/python perf/adaptive.py --repeat 1
 	$(BIN)/python perf/select_data.py --docs 50000
+	$(BIN)/python perf/samples.py --samples 8 --repeat 3
 	@echo "skipped perf/triton_grpc.py: it starts tritonserver (the triton extra) on a model it builds;"
 	@echo "  on CPU: python perf/triton_grpc.py [--requests 200]; for a GPU machine:"
 	@echo "  --write-requests DIR here, then --requests-file DIR/requests.jsonl --device cuda there"
 	@echo "skipped mathprobe beside inspect_ai (perf/inspect_wemath.py): it needs inspect-ai in a"
 	@echo "  virtualenv of its own: python perf/startup.py --inspect VENV/bin --only-side-by-side"
+	@echo "skipped perf/install_size.py: it builds the wheel, installs it twice into fresh"
+	@echo "  virtualenvs (5-10 min) and writes the README's install figure: python perf/install_size.py"
 
 clean:
 	rm -rf $(VENV) *.egg-info .pytest_cache

@@ -6,14 +6,17 @@
 # (deploy/local.sh, with the checkout's .venv) or from an installed mathprobe (`mathprobe
 # deploy up ...` runs this script from the package, with the Python that runs mathprobe).
 # Afterwards, from any shell:
-#   export PREFECT_API_URL=http://127.0.0.1:${PORT:-4200}/api
+#   export PREFECT_API_URL=$(local.sh status --api-url)     # http://127.0.0.1:PORT/api
 #   prefect deployment run eval/full            # the defaults: data and store set at `up`
-# or press Run on eval/full (or eval/sweep) in the UI at http://127.0.0.1:${PORT:-4200}.
+# or press Run on eval/full (or eval/sweep) in the UI at http://127.0.0.1:PORT.
 # Workers on other machines: `pip install mathprobe` there, then `prefect worker start --pool
 # mathprobe-process` with PREFECT_API_URL pointing here (and the data at the same path, or
 # data_dir given per run).
 #
-#   local.sh up [--workers N] [--postgres] [--data-dir DIR] [--db STORE] | down | status
+#   local.sh up [--port PORT] [--workers N] [--postgres] [--data-dir DIR] [--db STORE]
+#   local.sh down | status [--api-url]
+# --port: the server's port on 127.0.0.1 (default $PORT, else 4200; one in use is refused at
+# once, naming --port); `status --api-url` prints the server's API URL (for PREFECT_API_URL).
 # --data-dir (default $MATHPROBE_DATA_DIR, required) and --db (default $MATHPROBE_DB, else
 # mathprobe.duckdb in the current folder) become the deployments' defaults.
 # Environment: PORT (4200), STATE_DIR (.prefect-local in the checkout, else in the current
@@ -26,8 +29,15 @@ REPO=""
 if [[ -f $HERE/../pyproject.toml && -f $HERE/../flows/eval.py ]]; then
   REPO="$(cd "$HERE/.." && pwd)"
 fi
-PORT="${PORT:-4200}"
 STATE_DIR="${STATE_DIR:-${REPO:-$PWD}/.prefect-local}"
+# the port of the server `up` started (recorded), else $PORT, else 4200; `up --port` overrides
+if [[ ${1:-up} != up && -f $STATE_DIR/port ]]; then PORT="$(cat "$STATE_DIR/port")"; fi
+PORT="${PORT:-4200}"
+if [[ ${1:-up} == up ]]; then
+  for ((i = 2; i <= $#; i++)); do
+    if [[ ${!i} == --port ]]; then j=$((i + 1)); PORT="${!j:?--port PORT}"; fi
+  done
+fi
 POOL="${POOL:-mathprobe-process}"
 PG_PORT="${PG_PORT:-5433}"
 if [[ -z ${BIN:-} ]]; then
@@ -90,10 +100,11 @@ case "${1:-up}" in
     while [[ $# -gt 0 ]]; do
       case "$1" in
         --workers) n_workers=${2:?--workers N}; shift 2 ;;
+        --port) shift 2 ;;                      # read above: PREFECT_API_URL is made of it
         --postgres) postgres=1; shift ;;
         --data-dir) data_dir=${2:?--data-dir DIR}; shift 2 ;;
         --db) db=${2:?--db STORE}; shift 2 ;;
-        *) echo "usage: $0 up [--workers N] [--postgres] [--data-dir DIR] [--db STORE]" >&2; exit 2 ;;
+        *) echo "usage: $0 up [--port PORT] [--workers N] [--postgres] [--data-dir DIR] [--db STORE]" >&2; exit 2 ;;
       esac
     done
     if [[ -z $data_dir ]]; then
@@ -102,6 +113,12 @@ case "${1:-up}" in
     fi
     if [[ ! -d $data_dir ]]; then
       echo "error: --data-dir $data_dir: no such directory" >&2; exit 2
+    fi
+    if [[ ! $PORT =~ ^[0-9]+$ ]] || (( PORT < 1 || PORT > 65535 )); then
+      echo "error: --port $PORT: must be a TCP port, 1..65535" >&2; exit 2
+    fi
+    if ! "${BIN}/python" -c "import socket, sys; s = socket.socket(); s.bind(('127.0.0.1', int(sys.argv[1])))" "$PORT" 2>/dev/null; then
+      echo "error: --port $PORT: already in use on 127.0.0.1 (another Prefect server?); choose another with --port" >&2; exit 2
     fi
     if [[ ! -x $BIN/prefect && -n $REPO ]]; then make -C "$REPO" install; fi
     if [[ ! -x $BIN/prefect ]]; then
@@ -115,6 +132,7 @@ case "${1:-up}" in
       echo "$PG_DIR" >"$STATE_DIR/postgres.dir"
       export PREFECT_SERVER_DATABASE_CONNECTION_URL="postgresql+asyncpg://postgres@127.0.0.1:$PG_PORT/prefect"
     fi
+    echo "$PORT" >"$STATE_DIR/port"
     start_bg server "$BIN/prefect" server start --host 127.0.0.1 --port "$PORT"
     wait_healthy
     "$BIN/prefect" work-pool inspect "$POOL" >/dev/null 2>&1 \
@@ -133,19 +151,26 @@ case "${1:-up}" in
     # shellcheck disable=SC2046
     stop_bg $(workers)
     stop_bg server
+    rm -f "$STATE_DIR/port"
     if [[ -f $STATE_DIR/postgres.dir ]]; then
       "$HERE/postgres.sh" stop "$(cat "$STATE_DIR/postgres.dir")"
       rm -f "$STATE_DIR/postgres.dir"
     fi
     ;;
   status)
+    if [[ ${2:-} == --api-url ]]; then      # for `export PREFECT_API_URL=$(... status --api-url)`
+      if [[ -f $STATE_DIR/server.pid ]] && kill -0 "$(cat "$STATE_DIR/server.pid")" 2>/dev/null; then
+        echo "$PREFECT_API_URL"; exit 0
+      fi
+      echo "error: no server running here (STATE_DIR $STATE_DIR): \`up\` starts one" >&2; exit 1
+    fi
     for name in server $(workers); do
       if [[ -f $STATE_DIR/$name.pid ]] && kill -0 "$(cat "$STATE_DIR/$name.pid")" 2>/dev/null; then
-        echo "$name: running (pid $(cat "$STATE_DIR/$name.pid"), log $STATE_DIR/$name.log)"
+        echo "$name: running (pid $(cat "$STATE_DIR/$name.pid"), log $STATE_DIR/$name.log)$([[ $name == server ]] && echo ", UI http://127.0.0.1:$PORT, API $PREFECT_API_URL")"
       else
         echo "$name: stopped"
       fi
     done
     ;;
-  *) echo "usage: $0 up [--workers N] [--postgres] [--data-dir DIR] [--db STORE] | down | status" >&2; exit 2 ;;
+  *) echo "usage: $0 up [--port PORT] [--workers N] [--postgres] [--data-dir DIR] [--db STORE] | down | status [--api-url]" >&2; exit 2 ;;
 esac

@@ -148,15 +148,22 @@ class ProgressArtifact:
 def html_path(db: str, run_id: str, html_report: str | None) -> Path | None:
     """Where the run's HTML report goes: `html_report`, or with 'auto' beside the store's file
     (a DuckDB file, a DuckLake SQLite catalog: `<stem>-reports/<run id>.html`); None: not
-    written (also 'auto' with a PostgreSQL catalog, which has no file to sit beside)."""
+    written (also 'auto' with a PostgreSQL catalog, which has no file to sit beside, and 'auto'
+    where the `html` extra is not installed: the deployments' default must not fail a core
+    worker's runs; the Markdown report says how to get it). A file named where the extra is
+    missing is the extra's one-line error, before any work."""
+    from mathprobe import extras
+
     if not html_report:
         return None
     if html_report == "auto":
         loc = parse(db)
-        if loc.is_lake and loc.catalog != "sqlite":
+        if (loc.is_lake and loc.catalog != "sqlite") or any(map(extras.missing,
+                                                                extras.EXTRAS["html"])):
             return None
         d = Path(loc.target)
         return d.parent / f"{d.stem}-reports" / f"{re.sub(r'[^A-Za-z0-9._-]+', '-', run_id)}.html"
+    extras.require("html", f"html_report {html_report}")
     return Path(html_report)
 
 
@@ -199,8 +206,12 @@ def final_state(report: dict[str, Any], head: str | None):
         name = f"Completed: run {run['run_id']}" + (f", {head}" if head else "")
         return Completed(name=name[:200], message=name, data=report)
     if code == Exit.STOPPED_BUDGET:
+        sampled = run.get("sampled")
         name = (f"Stopped: run {run['run_id']}, --max-cost reached with {run['n_not_asked']} "
-                f"of {run['n_items']} items not asked")
+                f"of {run['n_items']} items not asked" if not sampled else
+                f"Stopped: run {run['run_id']}, --max-cost reached with "
+                f"{sampled['n_not_asked']} of {sampled['n_pairs']} answers ({run['samples']} "
+                "samples per item) not asked")
         return not_completed(name, name + "; run again with a higher --max-cost to continue",
                              report, code)
     judges = report.get("judges", [])

@@ -9,6 +9,7 @@ import inspect
 import logging
 from collections.abc import Callable
 from typing import Any
+from uuid import UUID
 
 from prefect import get_run_logger
 
@@ -45,7 +46,8 @@ def fail_cleanly(fn: Callable[..., Any]) -> Callable[..., Any]:
     # the parameters' types resolved where `fn` is defined: Prefect validates the wrapper's
     # parameters in this module's namespace, which lacks the names a flow's module imports
     # (e.g. its parameter types with their choices)
-    wrapper.__signature__ = inspect.signature(fn, eval_str=True)
+    # (inspect reads __signature__, which typeshed's function type does not declare)
+    wrapper.__signature__ = inspect.signature(fn, eval_str=True)  # type: ignore[attr-defined]
     return wrapper
 
 
@@ -110,7 +112,7 @@ def _crash(flow_run_ids: list[str]) -> None:
     with get_client(sync_client=True) as client:
         for fid in flow_run_ids:
             try:
-                run = client.read_flow_run(fid)
+                run = client.read_flow_run(UUID(fid))
             except Exception:         # deleted, or from another Prefect server
                 continue
             if run.state is not None and run.state.type in (StateType.RUNNING,

@@ -28,7 +28,6 @@ from typing import Any
 from prefect import flow, get_run_logger
 from prefect.artifacts import create_table_artifact
 from prefect.client.orchestration import get_client
-from prefect.context import get_run_context
 from prefect.deployments import run_deployment
 
 from mathprobe import registry
@@ -37,11 +36,13 @@ from mathprobe.errors import MathprobeError
 # flow runs end without waiting on a heartbeat
 from mathprobe.flows import _prefect_engine  # noqa: F401
 from mathprobe.store.location import parse
+from mathprobe.tasks.run_log import current_flow_run_id
 
 CHILD_DEPLOYMENT = "eval/full"
 # eval/full parameters a grid may set for every cell
 CELL_PARAMS = ("limit", "concurrency", "retry_failed", "max_cost", "temperature", "max_tokens",
-               "request_timeout", "triton_url", "judge", "backend_options", "batch")
+               "request_timeout", "triton_url", "judge", "backend_options", "batch", "samples",
+               "seed")
 
 
 @dataclass(frozen=True)
@@ -136,17 +137,17 @@ def sweep_flow(models: list[str] | None = None, benchmarks: list[str] | None = N
                              "ducklake:postgres:...), not a DuckDB file")
     common = {**spec.get("params", {}), **(params or {})}
     common.update({k: v for k, v in (("limit", limit), ("concurrency", concurrency)) if v is not None})
-    parent = get_run_context().flow_run
+    parent = current_flow_run_id()
     logger = get_run_logger()
     logger.info("sweep %s: %d cells into %s", sweep_id, len(cells), db)
-    runs = {}
+    runs: dict[str, Any] = {}          # run_id -> its child flow run (a FlowRun)
     for cell in cells:
         parameters = {"benchmark": cell.benchmark, "model": cell.model, "setting": cell.setting,
                       "run_id": cell.run_id, "db": db, "data_path": data_path,
                       "data_dir": data_dir, **common}
         runs[cell.run_id] = run_deployment(
             CHILD_DEPLOYMENT, parameters=parameters, timeout=0, flow_run_name=cell.run_id,
-            idempotency_key=f"{parent.id}:{cell.run_id}")
+            idempotency_key=f"{parent}:{cell.run_id}")
     runs = _wait(runs, poll_s)
     states = {run_id: fr.state.name for run_id, fr in runs.items()}
     publish_table(db, data_path, cells, states, sweep_id)

@@ -8,9 +8,16 @@ flows), `mathprobe.tasks` is tasks/ (the Prefect tasks they call), and `mathprob
 `mathprobe.triton_models` and `mathprobe.deploy` are package data. Nothing else lands at the top
 of site-packages, so a user's own `tasks.py` or `flows/` never collides with ours.
 """
-from importlib.metadata import PackageNotFoundError, version
 
-try:
-    __version__ = version("mathprobe")
-except PackageNotFoundError:          # a source tree that was never installed
-    __version__ = "0+unknown"
+
+def __getattr__(name: str) -> str:
+    # looked up when asked for: reading the installed metadata takes 0.1-0.25 s, and every
+    # `mathprobe` command imports this package first (the warm runner's launcher included)
+    if name != "__version__":
+        raise AttributeError(f"module 'mathprobe' has no attribute {name!r}")
+    from importlib.metadata import PackageNotFoundError, version
+
+    try:
+        return version("mathprobe")
+    except PackageNotFoundError:      # a source tree that was never installed
+        return "0+unknown"

@@ -21,7 +21,7 @@ from abc import ABC, abstractmethod
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, ClassVar
+from typing import TYPE_CHECKING, Any, ClassVar, Generic, TypeVar
 
 from mathprobe.error_taxonomy import ErrorTaxonomy, ErrorType
 from mathprobe.errors import MathprobeError
@@ -35,6 +35,8 @@ if TYPE_CHECKING:
 
 # (extracted answer, correct); correct is None when the grader cannot decide (a judge may).
 Grade = tuple[str | None, bool | None]
+# A decided grade: what a judge's reply gives, and what the verdicts table stores.
+Verdict = tuple[str | None, bool]
 # A reference table for the views: column -> (DuckDB type, values).
 Columns = dict[str, tuple[str, list]]
 
@@ -68,11 +70,13 @@ class OfficialRow:
     stores them as they are, beside the rule graders' verdicts; a verdict whose `correct` is
     None is left out (undecided). A plain `(item, response)` pair is a row without verdicts.
     `failure`: the other tool recorded a failed call here (its message, e.g. VLMEvalKit's
-    "Failed to obtain answer via API."): stored as a failure, never graded wrong."""
+    "Failed to obtain answer via API."): stored as a failure, never graded wrong. `row`: its
+    row in the file, where the reader knows it (named when the import flags the row)."""
     item: Item
     response: str | None
     verdicts: Mapping[str, Grade] = field(default_factory=dict)
     failure: str | None = None
+    row: int | None = None
 
 
 @dataclass(frozen=True)
@@ -85,7 +89,8 @@ class Skipped:
     reason: str
 
     def line(self) -> str:
-        return f"row {self.row}" + (f" ({self.item})" if self.item else "") + f": {self.reason}"
+        return (f"row {self.row}" if self.row else "a row") + (
+            f" ({self.item})" if self.item else "") + f": {self.reason}"
 
 
 @dataclass(frozen=True)
@@ -143,7 +148,7 @@ class Judge(ABC):
         both None). Default: where the rules left it undecided."""
         return correct is None
 
-    def read(self, item: Item, text: str | None) -> Grade | None:
+    def read(self, item: Item, text: str | None) -> Verdict | None:
         """(extracted, correct) of the judge's reply about an answer to `item`; None when the
         reply gives no verdict (judge_failed). Default: `parse`'s verdict, as 'Yes' / 'No'."""
         verdict = self.parse(text)
@@ -180,6 +185,7 @@ class Probe(ABC):
     setting: ClassVar[str]       # the run's setting, e.g. 'contamination-rouge'
     view: ClassVar[str]          # the view with its figures per run (and system / concept)
     score_name: ClassVar[str | None] = None   # probe_scores.probe written by `score`, if any
+    extra: ClassVar[str | None] = None        # the mathprobe extra it needs (mathprobe.extras)
 
     def params(self, backend_kind: str) -> dict[str, Any]:
         """The request params for a backend of this kind (they are part of the run's identity)."""
@@ -235,9 +241,14 @@ class SelectProgress:
         pass
 
 
-class Benchmark(ABC):
+D = TypeVar("D", bound=Dataset)
+
+
+class Benchmark(ABC, Generic[D]):
     """What a benchmark provides. Subclass it, set the class attributes, implement the abstract
-    methods, and register the class under the `mathprobe.benchmarks` entry point."""
+    methods, and register the class under the `mathprobe.benchmarks` entry point. `D` is the
+    benchmark's own Dataset (what its `load` returns, and so what its other methods are given):
+    `class WeMath(Benchmark[wemath.Dataset])`."""
 
     name: ClassVar[str]                       # 'wemath': run ids, the store, --benchmark
     title: ClassVar[str]                      # 'WE-MATH': what reports call it
@@ -252,7 +263,7 @@ class Benchmark(ABC):
 
     # -- data ---------------------------------------------------------------------------------
     @abstractmethod
-    def load(self, data_dir: Path) -> Dataset:
+    def load(self, data_dir: Path) -> D:
         """Load and validate `<data_dir>/<name>/...`; a malformed row is a DataError naming the
         file, row and field. Cached per data dir (runs call it more than once)."""
 
@@ -274,7 +285,7 @@ class Benchmark(ABC):
         (mathprobe.sampling). Deterministic."""
         return stratified_sample(items, limit, strata=self.strata, unit=self.sample_unit)
 
-    def reference_tables(self, dataset: Dataset) -> dict[str, Columns]:
+    def reference_tables(self, dataset: D) -> dict[str, Columns]:
         """Tables its views join against (table -> columns), replaced when the data changes."""
         return {}
 
@@ -332,13 +343,20 @@ class Benchmark(ABC):
 
     # -- results made elsewhere, reports, probes ------------------------------------------------
     @abstractmethod
-    def read_official_results(self, path: Path, dataset: Dataset
-                              ) -> Sequence[tuple[Item, str | None] | OfficialRow]:
+    def read_official_results(self, path: Path, dataset: D
+                              ) -> Sequence[tuple[Item, str | None] | OfficialRow] | ResultFile:
         """A response file in the authors' result format, as (item, response) pairs (an item
         may carry the file's own gold answer), or `OfficialRow`s where the file also carries
         verdicts made elsewhere. Bad rows: DataError naming file, row and field."""
 
-    def result_formats(self) -> Mapping[str, Callable[[Path, Dataset], Any]]:
+    def answer_outside(self, item: Item, response: str | None) -> str | None:
+        """Why an imported response answers what the question cannot take (WE-MATH: a letter
+        that is none of its options, 'H' for A-E), or None. Such a row is imported and graded
+        as the authors' script grades it (wrong), and flagged: `mathprobe import` lists it with
+        its row and the run card keeps it. The default: nothing is flagged."""
+        return None
+
+    def result_formats(self) -> Mapping[str, Callable[[Path, D], Any]]:
         """The result files `mathprobe import --format F` reads: format -> reader(path, dataset)
         returning what `read_official_results` returns, or a `ResultFile`. The default: the
         authors' own format only ('official')."""
@@ -351,7 +369,7 @@ class Benchmark(ABC):
         The default: none (such items then count in no figure that joins a reference table)."""
         return {}
 
-    def exports(self) -> Mapping[str, Callable[..., list[Path]]]:
+    def exports(self) -> Mapping[str, Callable[..., tuple[list[Path], list[str]]]]:
         """The files `mathprobe export --format F` writes for another tool (e.g. a leaderboard
         submission): format -> writer(store, run_id, grader, out_dir, data_dir) returning
         (the paths written, notes for the user). The default: none."""
@@ -395,4 +413,4 @@ class Benchmark(ABC):
 __all__ = ["Benchmark", "ChanceAnswer", "Chat", "Columns", "Comparison", "Completion", "Dataset",
            "ErrorFigure", "ErrorTaxonomy", "ErrorType", "Figures", "Grade", "Judge", "OfficialRow",
            "Plot", "Probe", "ResultFile", "Section", "SelectOptions", "SelectProgress", "Skipped",
-           "Stat", "Table", "fingerprint"]
+           "Stat", "Table", "Verdict", "fingerprint"]

@@ -31,7 +31,7 @@ def run_exit_code(report: dict) -> int:
 
 class MathprobeError(Exception):
     """An error meant for the user, printed without a traceback by the command line."""
-    exit_code = Exit.USER_ERROR
+    exit_code: int = Exit.USER_ERROR
 
 
 class RunNotCompleted(MathprobeError):
@@ -51,6 +51,7 @@ class RunNotCompleted(MathprobeError):
 class StoreWriteError(MathprobeError):
     """The store could not be written; the answers in flight were spooled (mathprobe.store.spool)."""
     exit_code = Exit.STORE_FAILED
+    reason: str | None = None          # the disk's or the file's words, when it refused
 
 
 class DataError(MathprobeError):

@@ -1,12 +1,15 @@
 """The optional parts of mathprobe (pyproject's extras) and the one line that names the missing one.
 
-`pip install mathprobe` runs API and baseline evaluations, stores (a DuckDB file, or a DuckLake
-store catalogued in SQLite), reports, compares and deploys. A lake catalogued in PostgreSQL or
-kept on an object store needs two more DuckDB extensions (`lake`); Triton-served models need the
-gRPC client and, to serve them here, tritonserver, torch and transformers (`triton`); selecting
-concept-specific training data from a corpus (`select-data`) needs scikit-learn and datasketch
-(`select`). A command that reaches for
-an absent part stops before it starts, saying which extra to install.
+`pip install mathprobe` (the core, under 500 MB: perf/install_size.py) runs chance-baseline and
+replayed evaluations into DuckDB file stores, and reports (terminal, JSON, Markdown, CSV),
+compares, imports, judges and deploys. The model APIs need their SDK (`openai`: OpenAI and any
+OpenAI-compatible server; `anthropic`); the HTML report its plots, thumbnails and CJK face
+(`html`); DuckLake stores, several writers at once, DuckDB's lake extensions (`lake`);
+VLMEvalKit's .xlsx files DuckDB's excel extension (`xlsx`); ConceptMath's ROUGE-L
+contamination probe rouge-score (`rouge`); Triton-served models the gRPC client and, to serve
+them here, tritonserver, torch and transformers (`triton`); selecting concept-specific training
+data from a corpus (`select-data`) scikit-learn and datasketch (`select`). A command that
+reaches for an absent part stops before it starts, saying which extra to install.
 """
 from __future__ import annotations
 
@@ -16,7 +19,13 @@ from mathprobe.errors import MathprobeError
 
 # extra -> the modules it brings that mathprobe imports
 EXTRAS = {
-    "lake": ("duckdb_extension_postgres_scanner", "duckdb_extension_httpfs"),
+    "openai": ("openai", "aiohttp"),
+    "anthropic": ("anthropic", "aiohttp"),
+    "html": ("matplotlib", "PIL", "pylopdf_fonts_zh_cn"),
+    "lake": ("duckdb_extension_ducklake", "duckdb_extension_sqlite_scanner",
+             "duckdb_extension_postgres_scanner", "duckdb_extension_httpfs"),
+    "xlsx": ("duckdb_extension_excel",),
+    "rouge": ("rouge_score",),
     "triton": ("tritonclient", "pytriton", "torch", "transformers"),
     "select": ("sklearn", "datasketch"),
 }

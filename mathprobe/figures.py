@@ -23,7 +23,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field, replace
-from typing import TYPE_CHECKING, Any, ClassVar
+from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
     from mathprobe.store import Store
@@ -35,6 +35,8 @@ class Stat:
 
     how = 'ratio': sum(num) / sum(den) over the rows of its one cell (an accuracy, a rate);
     'macro': the unweighted mean over `cells` of each cell's ratio (cells without rows skipped);
+    'sd': the standard deviation (n - 1) of those ratios (e.g. the spread between repeated
+    samples' accuracies; undefined for fewer than two cells with rows);
     'share_above': the share of `cells` (with rows) whose ratio is strictly above `alpha`.
     fmt: 'percent' (a fraction shown x100 with %), 'percent1' (the same with one decimal, as
     the CMMaTH authors print theirs), 'x100' (shown x100, e.g. Rouge-L), 'number'.
@@ -150,15 +152,27 @@ class Section:
 class Comparison:
     """How a benchmark's runs are compared (`mathprobe compare`, the HTML report, the Prefect
     artifact). The default, for a benchmark that names none: one accuracy over all its items,
-    from the core view `item_figure_units`. Every method is optional."""
-    units: ClassVar[str] = "item_figure_units"  # view: run_id, grader, unit, item, cell, num, den
+    from the core view `item_figure_units`. Every method is optional.
+
+    Runs asked --samples K > 1 (docs/sampling.md) get the sampled figures as well, computed
+    from `sampled_units` (a view of the same shape) and declared by `sampled_tables`: by
+    default the core's (`sampled_tables` below: the mean accuracy over samples, each sample's
+    accuracy and their spread, pass@k, maj@k); a benchmark may add its own (WE-MATH: its four
+    dimensions per sample and on the majority answers)."""
+    units: str = "item_figure_units"  # view: run_id, grader, unit, item, cell, num, den
+    sampled_units: str = "sampled_figure_units"   # the same, for sampled runs
     # (stat key, label) of a run's headline figure; default: the first figure of the first table
-    headline: ClassVar[tuple[str, str] | None] = None
-    weakest: ClassVar[tuple[str, ...]] = ()     # keys of the tables whose figures are concepts
+    headline: tuple[str, str] | None = None
+    weakest: tuple[str, ...] = ()     # keys of the tables whose figures are concepts
 
     def tables(self, store: Store, cells: set[str]) -> list[Table]:
         """The tables, in order; `cells` are the cells the compared runs have rows for."""
         return [Table("accuracy", "Accuracy", (Stat("all", "Accuracy", ("all",)),))]
+
+    def sampled_tables(self, store: Store, cells: set[str]) -> list[Table]:
+        """The tables of the sampled figures, after the others; `cells` are the cells of
+        `sampled_units` the compared runs have (none for runs of one sample)."""
+        return sampled_tables(cells)
 
     def plots(self, store: Store, figures: Mapping[str, Mapping[str, Any]],
               runs: Sequence[Mapping[str, Any]]) -> list[Plot]:
@@ -220,6 +234,10 @@ class Figures:
     headline: tuple[str, str] | None = None
     weakest: tuple[str, ...] = ()
     glossary: tuple[tuple[str, str], ...] = ()
+    # runs asked --samples K > 1: the view of their sampled figures' units and the tables the
+    # benchmark adds to the core's (`sampled_tables`)
+    sampled_units: str = "sampled_figure_units"
+    sampled: tuple[Table, ...] = ()
 
     def comparison(self) -> Comparison:
         return Declared(self)
@@ -232,13 +250,15 @@ class Declared(Comparison):
     def __init__(self, figures: Figures):
         self.figures = figures
         self.units = figures.units
+        self.sampled_units = figures.sampled_units
         self.headline = figures.headline
         self.weakest = figures.weakest
 
     def tables(self, store: Store, cells: set[str]) -> list[Table]:
-        return [replace(t, stats=tuple(s for x in t.stats
-                                       for s in (x.stats(cells) if isinstance(x, Each) else (x,))))
-                for t in self.figures.tables]
+        return _expanded(self.figures.tables, cells)
+
+    def sampled_tables(self, store: Store, cells: set[str]) -> list[Table]:
+        return sampled_tables(cells) + _expanded(self.figures.sampled, cells)
 
     def plots(self, store: Store, figures: Mapping[str, Mapping[str, Any]],
               runs: Sequence[Mapping[str, Any]]) -> list[Plot]:
@@ -254,6 +274,85 @@ class Declared(Comparison):
 
     def glossary(self, store: Store) -> list[tuple[str, str]]:
         return list(self.figures.glossary)
+
+
+def _expanded(tables: Sequence[Table], cells: set[str]) -> list[Table]:
+    return [replace(t, stats=tuple(s for x in t.stats
+                                   for s in (x.stats(cells) if isinstance(x, Each) else (x,))))
+            for t in tables]
+
+
+# -- the sampled figures (runs asked --samples K > 1: docs/sampling.md) --------------------------
+
+SHOWN_K = 8          # pass@k and maj@k of every k on the terminal up to this K; beyond, powers of 2
+
+
+def sample_count(cells: set[str]) -> int:
+    """K: how many samples the compared runs' sampled cells (`sample:<s>`) have."""
+    return 1 + max((int(c.split(":")[1]) for c in cells if c.startswith("sample:")), default=-1)
+
+
+def sampled_tables(cells: set[str]) -> list[Table]:
+    """The core's sampled figures over the cells of `sampled_figure_units` (sql/core/samples/):
+    the mean accuracy over samples (the item the resampled unit), each sample's accuracy,
+    their spread (the SD of those accuracies; the share of items whose samples disagree),
+    pass@k (the unbiased estimator) and maj@k with its ties, for k = 1 .. K (the terminal shows
+    every k up to K = 8, then 1, 2, 4, ... and K; JSON, CSV and HTML every k). None for runs
+    of one sample."""
+    k_max = sample_count(cells)
+    if k_max < 2:
+        return []
+    every = range(1, k_max + 1)
+    shown = [k for k in every if k_max <= SHOWN_K or k == k_max or not k & (k - 1)]
+    samples = tuple(f"sample:{s}" for s in range(k_max))
+    spread = Table("sampled", "Sampled answers: the accuracy over samples and their spread",
+                   (Stat("sampled:mean", "Mean accuracy over samples", ("sampled:mean",)),
+                    Stat("sampled:sd", "SD of the samples' accuracies", samples, how="sd",
+                         better=None),
+                    Stat("sampled:disagree", "Items whose samples disagree",
+                         ("sampled:disagree",), better=None),
+                    *(Stat(c, f"Sample {c.split(':')[1]}", (c,)) for c in samples
+                      if len(samples) <= SHOWN_K)),
+                   note="the item is the resampled unit (its samples travel together); a "
+                   "failed or cut sample is left out, its item counting with the samples it has")
+
+    def by_k(key: str, title: str, ks: Sequence[int], detail: bool, note: str) -> Table:
+        stats = [Stat(f"{key}@{k}", f"{key}@{k}", (f"{key}@{k}",), counted=key == "maj")
+                 for k in ks]                   # pass@k's sums of chances count nothing
+        if key == "maj":
+            stats += [Stat(f"maj_tie@{k}", f"ties@{k}", (f"maj_tie@{k}",), better=None)
+                      for k in ks if k >= 2]
+        return Table(f"{key}_at_k" + (".all" if detail else ""), title, tuple(stats),
+                     detail=detail, note=note, layout="long" if detail else "wide")
+
+    out = [spread]
+    for detail, ks in ((False, shown), *(((True, list(every)),) if shown != list(every) else ())):
+        out.append(by_k("pass", "pass@k: the chance that k of the samples hold a right answer",
+                        ks, detail, "the unbiased estimator 1 - C(n-c, k) / C(n, k) of each "
+                        "item's n valid samples, c right (Chen et al. 2021), averaged over the "
+                        "items with at least k"))
+        out.append(by_k("maj", "maj@k: the majority answer of k samples", ks, detail,
+                        "majority vote of the extracted answers of the item's first k valid "
+                        "samples; a tie (ties@k: share of items) goes to the answer given "
+                        "first"))
+    if len(samples) > SHOWN_K:
+        out.append(Table("samples", "Accuracy of each sample",
+                         tuple(Stat(c, f"Sample {c.split(':')[1]}", (c,)) for c in samples),
+                         detail=True))
+    return out
+
+
+def sampled_plots(figures: Mapping[str, Mapping[str, Any]]) -> list[Plot]:
+    """pass@k and maj@k against k for the compared runs that have them (the HTML report)."""
+    keys = {k for f in figures.values() for k in f}
+    out = []
+    for key, title in (("pass", "pass@k against k"), ("maj", "maj@k against k")):
+        ks = sorted(int(k.split("@")[1]) for k in keys if k.startswith(f"{key}@"))
+        if len(ks) >= 2:
+            out.append(Plot(f"sampled-{key}-at-k", title, "curve",
+                            tuple((str(k), f"{key}@{k}") for k in ks),
+                            xs=tuple(float(k) for k in ks), xlabel="k", ylabel=f"{key}@k"))
+    return out
 
 
 @dataclass(frozen=True)
@@ -278,4 +377,4 @@ class ErrorFigure:
 
 
 __all__ = ["Comparison", "Declared", "Each", "ErrorFigure", "Figures", "Plot", "Ranked", "Ranking",
-           "Section", "Stat", "Table"]
+           "Section", "Stat", "Table", "sample_count", "sampled_plots", "sampled_tables"]

@@ -2,6 +2,7 @@
 from __future__ import annotations
 
 import json
+from collections.abc import Iterable
 from pathlib import Path
 from typing import Any
 
@@ -37,8 +38,8 @@ def _not_utf8(path: Path, data: bytes, exc: UnicodeDecodeError) -> DataError:
         try:
             where = _first_bad(json.loads(text.splitlines()[line - 1]), [])
         except (json.JSONDecodeError, IndexError):
-            where = []
-        return DataError(path, message, row=line, field=_field(where) or None)
+            where = None
+        return DataError(path, message, row=line, field=_field(where or []) or None)
     rows = [i for i, p in enumerate(where) if isinstance(p, int)]
     if not rows:
         return DataError(path, message, field=_field(where) or None)
@@ -51,6 +52,7 @@ def _first_bad(value: Any, at: list) -> list | None:
     """The path (keys, list indices) of the first string holding an undecodable byte."""
     if isinstance(value, str):
         return at if any("\udc80" <= ch <= "\udcff" for ch in value) else None
+    items: Iterable[tuple[Any, Any]]
     if isinstance(value, dict):
         items = value.items()
     elif isinstance(value, list):

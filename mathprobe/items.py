@@ -80,18 +80,25 @@ class Request:
     # how the chance baseline answers it (the benchmark's `chance_answer`); not part of what a
     # model is asked, so not in the hash
     chance: ChanceAnswer | None = field(default=None, compare=False, repr=False)
+    # which of the item's repeated samples it asks for (--samples K: 0 .. K-1); each is an
+    # independent request (mathprobe/runs/samples.py), so from 1 on it is in the hash
+    sample: int = 0
 
     @cached_property
     def request_hash(self) -> str:
         """Content hash of everything that determines the answer: model, params, prompt, image,
-        and the system prompt and prior turns where there are any. A request without them hashes
-        exactly as before they existed, so stores made earlier resume without asking again."""
+        and the system prompt, prior turns and sample index where there are any. A request
+        without them hashes exactly as before they existed, so stores made earlier resume
+        without asking again (and sample 0 is the request of a run of one sample)."""
         h = hashlib.sha256()
-        content = {"model": self.model, "params": self.params, "prompt": self.prompt}
+        content: dict[str, Any] = {"model": self.model, "params": self.params,
+                                   "prompt": self.prompt}
         if self.system is not None:
             content["system"] = self.system
         if self.turns:
             content["turns"] = [list(t) for t in self.turns]
+        if self.sample:
+            content["sample"] = self.sample
         h.update(json.dumps(content, sort_keys=True, ensure_ascii=False).encode())
         if self.image is not None:
             h.update(b"\0image\0")
@@ -119,3 +126,15 @@ class Completion:
     # and the tokens it took where the API says (they are also in `output_tokens`)
     reasoning: str | None = field(default=None, repr=False)
     reasoning_tokens: int | None = None
+    # which of the item's samples it answers (its request's `sample`), set by whoever asked;
+    # stored in responses.sample
+    sample: int = 0
+
+
+def given(value: str | None, name: str) -> str:
+    """An optional Item field that its benchmark always sets (WE-MATH's problem ID and key,
+    ConceptMath's system and concept, ...), as the str it is there; a ValueError naming the
+    field where it is not (a bug in the benchmark's loader, not bad data: loaders check rows)."""
+    if value is None:
+        raise ValueError(f"the item's {name} is not set")
+    return value

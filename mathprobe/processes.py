@@ -57,6 +57,20 @@ def start_time(pid: int) -> str | None:
         return None
 
 
+def started_at(pid: int) -> float | None:
+    """When process `pid` started (seconds since the epoch, to about a second), None if it is
+    gone (or no /proc): tells a process from a later one given the same pid."""
+    born = start_time(pid)
+    if born is None:
+        return None
+    try:
+        boot = next(float(line.split()[1]) for line in Path("/proc/stat").read_text().splitlines()
+                    if line.startswith("btime "))
+    except (OSError, StopIteration, ValueError):
+        return None
+    return boot + int(born) / os.sysconf("SC_CLK_TCK")
+
+
 def outlived_by_none(pid: int) -> bool:
     """Stop process `pid` when this process ends, whatever ends it; False where it cannot be
     arranged (no /proc)."""

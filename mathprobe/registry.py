@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import functools
 import os
-from importlib.metadata import entry_points
+from importlib.metadata import EntryPoint, entry_points
 from pathlib import Path
 
 from mathprobe.contract import Benchmark
@@ -21,7 +21,7 @@ GROUP = "mathprobe.benchmarks"
 
 
 @functools.cache
-def _entry_points() -> dict[str, object]:
+def _entry_points() -> dict[str, EntryPoint]:
     return {ep.name: ep for ep in entry_points(group=GROUP)}
 
 

@@ -57,6 +57,7 @@ class _Node:
             key = (child.total / (taken + 0.5), _rank(seed, label))
             if best_key is None or key > best_key:
                 best, best_key = child, key
+        assert best is not None        # a node is drawn from only while some unit is left
         return best.draw(seed)
 
 

@@ -15,6 +15,7 @@ from typing import Any
 
 import duckdb
 
+from mathprobe import extras
 from mathprobe.errors import DataError, MathprobeError
 from mathprobe.files import read_result_rows, read_text
 
@@ -79,6 +80,7 @@ def load_excel(con: duckdb.DuckDBPyConnection) -> None:
 
     found = extension_file("excel")
     if found is None:
-        raise MathprobeError(f"reading .xlsx needs DuckDB's excel extension: pip install "
-                             f"duckdb-extension-excel=={duckdb.__version__}")
+        extras.require("xlsx", "reading .xlsx (DuckDB's excel extension)")
+        raise MathprobeError(f"reading .xlsx needs DuckDB's excel extension for duckdb "
+                             f"{duckdb.__version__}: pip install 'mathprobe[xlsx]' again")
     con.execute(f"LOAD '{found}'")

@@ -17,6 +17,15 @@ default answers take 0.5 s, so the best is 64 answers a second, well within what
 loop sends with images.
 
     python perf/adaptive.py [--k 32] [--latency 0.5] [--retry-after 1] [--repeat 3]
+
+With `--random-429 P` it measures instead what 429s that are not about capacity cost: the same
+run at `--concurrency C` (default 64) against a server that takes everything, and against one
+that answers 429 (Retry-After `--retry-after`) to a share P of first attempts whatever is in
+flight (issue 33: at P = 0.2 the window had stayed at 1-8 and the run took 260 s against about
+15 s); the adaptive window and a fixed C each way, interleaved; medians of wall seconds and
+their ratio to the run without faults (goal: within 3x).
+
+    python perf/adaptive.py --random-429 0.2 [--concurrency 64] [--repeat 3]
 """
 from __future__ import annotations
 
@@ -82,6 +91,49 @@ def one_run(items, window: AdaptiveLimit) -> dict:
             "429": activity.overloaded, "trace": trace}
 
 
+def serve(*options: str) -> tuple[subprocess.Popen, str]:
+    """A loopback server (tests/support/fake_api.py) in its own process, and its OpenAI URL."""
+    server = subprocess.Popen([sys.executable, "-m", "tests.support.fake_api", *options],
+                              cwd=REPO, stdout=subprocess.PIPE, text=True)
+    return server, f"http://127.0.0.1:{int(server.stdout.readline())}/v1"
+
+
+def random_429(items, args) -> None:
+    """Clean and faulty servers, the adaptive window and a fixed --concurrency, interleaved."""
+    c = args.concurrency
+    faulty = ("--latency", str(args.latency), "--retry-after", str(args.retry_after),
+              "--first-429", str(args.random_429))
+    servers = {"no faults": ("--latency", str(args.latency)), f"{args.random_429:.0%} 429": faulty}
+    os.environ["OPENAI_API_KEY"] = "sk-bench"
+    configs = [(where, how) for where in servers for how in ("adaptive", "fixed")]
+    results: dict[tuple[str, str], list[dict]] = {k: [] for k in configs}
+    print(f"{len(items)} WE-MATH requests with images, --concurrency {c}; servers answer in "
+          f"{args.latency:g} s, the faulty one 429 + Retry-After {args.retry_after:g} s to "
+          f"{args.random_429:.0%} of first attempts")
+    for r in range(args.repeat):
+        print(f"round {r + 1}: load {load()}", flush=True)
+        for where, how in (configs if r % 2 == 0 else configs[::-1]):
+            server, url = serve(*servers[where])     # fresh: every first attempt is a first
+            os.environ["OPENAI_BASE_URL"] = url
+            try:
+                window = AdaptiveLimit(c) if how == "adaptive" else AdaptiveLimit.fixed(c)
+                res = one_run(items, window)
+            finally:
+                server.terminate()
+                server.wait()
+            results[(where, how)].append(res)
+            print(f"  {where:10} {how:8} {res['wall']:6.2f} s  {res['429']:4d} x 429  "
+                  f"{res['failed']:3d} failed  window median "
+                  f"{statistics.median(res['trace'] or [0])}  cuts {window.cuts} "
+                  f"(undone {window.undone})", flush=True)
+    wall = {k: statistics.median(x["wall"] for x in v) for k, v in results.items()}
+    print(f"\nmedians of {args.repeat} (wall seconds; ratio to the same run without faults):")
+    for (where, how), w in wall.items():
+        ok = statistics.median(x["ok"] for x in results[(where, how)])
+        print(f"  {where:10} {how:8} {w:6.2f} s  x{w / wall[('no faults', how)]:.2f}  "
+              f"ok {ok:.0f} of {len(items)}")
+
+
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--k", type=int, default=32, help="requests the server takes at once")
@@ -91,7 +143,13 @@ def main() -> None:
     ap.add_argument("--fixed", default=None, help="fixed concurrencies, comma-separated "
                     "(default: 3K/4, K, 5K/4, 2K)")
     ap.add_argument("--data-dir", default=None)
+    ap.add_argument("--random-429", type=float, default=None, help="429s not about capacity: "
+                    "this share of first attempts")
+    ap.add_argument("--concurrency", type=int, default=64, help="with --random-429")
     args = ap.parse_args()
+    if args.random_429 is not None:
+        random_429(wemath.load(resolve_data_dir(args.data_dir)).items, args)
+        return
     k = args.k
     fixed = ([int(c) for c in args.fixed.split(",")] if args.fixed else
              sorted({3 * k // 4, k, 5 * k // 4, 2 * k}))

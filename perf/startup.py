@@ -1,9 +1,10 @@
 """What a user waits for around the model calls, side by side (issue 14).
 
 1. `mathprobe run` to its first model request: with `mathprobe server start` running (the
-   command is handed to its warm runner, flows/warm.py), the same with MATHPROBE_NO_WARM=1
-   (the command imports everything itself), and without a server (the command starts
-   Prefect's temporary one).
+   command is handed to its warm runner, mathprobe/warm/), the same with MATHPROBE_NO_WARM=1
+   (the command imports everything itself), and without a server (the first command starts
+   the local server for itself and the next ones: mathprobe/warm/server.py; the figure is
+   that first command's, and the next ones' are the local server's).
 2. The first full WE-MATH run (1740 questions with images) against a loopback server answering
    after 50 ms, then the same command again: a resume of a finished run, which asks nothing
    (goal: under 10% of the first run's wall). Both as a user runs them: the installed
@@ -21,13 +22,16 @@
    of the process that ran the evaluation (mathprobe's: the warm runner's copy that ran the
    command, and a command run with MATHPROBE_NO_WARM=1; inspect's: its one process).
 
-Each command's environment has no PREFECT_API_URL; the local server and the temporary ones
-use a Prefect home, state and cache folder of their own under a temporary folder (removed at
-the end): the very first command builds the store template (mathprobe/store/template.py), the
-medians are of commands that find it, as a user's commands after their first do.
+Each command's environment has no PREFECT_API_URL; the local server uses a Prefect home,
+state and cache folder and a port (PREFECT_SERVER_API_PORT) of its own under a temporary folder
+(removed at the end): the very first command builds the store template
+(mathprobe/store/template.py), the medians are of commands that find it, as a user's commands
+after their first do. `--load N` keeps N processes spinning on a core each for the whole
+measurement (a loaded machine: on 2 cores, `--load 2` gives a load average of 2-3 with the
+commands); the load average each figure was taken at is printed beside it.
 
-    python perf/startup.py [--latency 0.05] [--concurrency 128] [--repeat 3]
-        [--inspect /tmp/inspect-venv/bin]
+    python perf/startup.py [--latency 0.05] [--concurrency 128] [--repeat 3] [--load N]
+        [--only-first-request] [--inspect /tmp/inspect-venv/bin]
 """
 from __future__ import annotations
 
@@ -47,6 +51,7 @@ from pathlib import Path
 REPO = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(REPO))
 
+from mathprobe.ports import free_port  # noqa: E402
 from mathprobe.registry import resolve_data_dir  # noqa: E402
 from perf.fanout import sdk_alone  # noqa: E402
 from tests.support.fake_api import FakeAPI  # noqa: E402
@@ -143,7 +148,20 @@ def main() -> None:
     ap.add_argument("--inspect", default=None, help="bin folder of a virtualenv with inspect-ai "
                     "and openai: adds the side-by-side full run (4.)")
     ap.add_argument("--only-side-by-side", action="store_true", help="with --inspect: skip 1-3")
+    ap.add_argument("--only-first-request", action="store_true", help="1. only")
+    ap.add_argument("--load", type=int, default=0, help="processes kept spinning meanwhile")
     opts = ap.parse_args()
+    burners = [subprocess.Popen([sys.executable, "-c", "while True: pass"])
+               for _ in range(opts.load)]
+    try:
+        measure(opts)
+    finally:
+        for burner in burners:
+            burner.kill()
+            burner.wait()
+
+
+def measure(opts) -> None:
     data_dir = str(resolve_data_dir(opts.data_dir))
     tmp = Path(tempfile.mkdtemp(prefix="mathprobe-startup-"))
     api = FakeAPI(latency=opts.latency).start()        # records when each request came
@@ -156,18 +174,22 @@ def main() -> None:
     env.update(MATHPROBE_STATE_DIR=str(tmp / "state"), PREFECT_HOME=str(tmp / "home"),
                MATHPROBE_CACHE_DIR=str(tmp / "cache"),    # the first command builds the template
                PREFECT_SERVER_ANALYTICS_ENABLED="false", OPENAI_API_KEY="sk-bench",
-               MATHPROBE_DATA_DIR=data_dir)
+               PREFECT_SERVER_API_PORT=str(free_port()), MATHPROBE_DATA_DIR=data_dir)
     env["OPENAI_BASE_URL"] = api.openai_url
     figures: dict[str, float] = {}
+    loads: dict[str, float] = {}
     try:
-        def to_first_request(label: str, **extra: str) -> None:
-            runs = [command(["run", "--benchmark", "wemath", "--model", "openai:bench",
-                             "--run-id", f"{label}-{i}",
-                             "--db", str(tmp / f"small-{label}.duckdb"),
-                             "--limit", "12"], dict(env, **extra), api)
-                    for i in range(opts.repeat)]
+        def to_first_request(label: str, repeat: int = opts.repeat, **extra: str) -> None:
+            runs, at = [], []
+            for i in range(repeat):
+                at.append(os.getloadavg()[0])
+                runs.append(command(["run", "--benchmark", "wemath", "--model", "openai:bench",
+                                     "--run-id", f"{label}-{i}",
+                                     "--db", str(tmp / f"small-{label}.duckdb"),
+                                     "--limit", "12"], dict(env, **extra), api))
             figures[f"first_request_{label}_s"] = statistics.median(r[1] for r in runs)
             figures[f"small_run_{label}_s"] = statistics.median(r[0] for r in runs)
+            loads[label] = statistics.median(at)
 
         def full_run(label: str) -> tuple[float, int]:
             """(wall seconds, requests served)."""
@@ -181,13 +203,26 @@ def main() -> None:
             command(["server", "start"], env)
             side = side_by_side(opts, env, api, tmp)
             return print_side_by_side(side, opts)
-        to_first_request("temporary")
-        figures["full_run_temporary_s"], n = full_run("temporary")
+        to_first_request("none", repeat=1)       # no server: it starts the local one
+        command(["server", "stop"], env)
+        figures["full_run_none_s"], n = full_run("none")      # starts it again, and keeps it
+        command(["server", "stop"], env)
         t = time.perf_counter()
         command(["server", "start"], env)
         figures["server_start_s"] = time.perf_counter() - t
         to_first_request("server")                  # handed to the warm runner
         to_first_request("own", MATHPROBE_NO_WARM="1")   # the server, but no warm runner
+        if opts.only_first_request:
+            f = figures
+            print(f"mathprobe run to its first request, medians of {opts.repeat}: "
+                  f"{f['first_request_server_s']:.2f} s with a local server running (warm "
+                  f"runner; load {loads['server']:.1f}), {f['first_request_own_s']:.2f} s "
+                  f"MATHPROBE_NO_WARM=1 (load {loads['own']:.1f}), "
+                  f"{f['first_request_none_s']:.2f} s with none (it starts one; load "
+                  f"{loads['none']:.1f})")
+            print(json.dumps({"python": sys.version.split()[0], "loads": loads,
+                              **{k: round(v, 3) for k, v in f.items()}}))
+            return
         figures["full_run_server_s"], n_full = full_run("server")
         figures["resume_server_s"], n_resume = full_run("server")     # the same command again
         figures["resume_requests"] = n_resume
@@ -203,18 +238,20 @@ def main() -> None:
         shutil.rmtree(tmp, ignore_errors=True)
 
     f = figures
-    print(f"{'':46} {'local server':>13} {'no warm run.':>13} {'temporary':>13}")
+    print(f"{'':46} {'local server':>13} {'no warm run.':>13} {'no server':>13}")
     print(f"{'mathprobe run: command start to 1st request':46} "
           f"{f['first_request_server_s']:>11.2f} s {f['first_request_own_s']:>11.2f} s "
-          f"{f['first_request_temporary_s']:>11.2f} s   (goal < 2 s)")
+          f"{f['first_request_none_s']:>11.2f} s   (goal < 1 s)")
+    print(f"{'  (load average)':46} {loads['server']:>13.1f} {loads['own']:>13.1f} "
+          f"{loads['none']:>13.1f}")
     print(f"{'mathprobe run --limit 12: wall to exit':46} "
           f"{f['small_run_server_s']:>11.2f} s {f['small_run_own_s']:>11.2f} s "
-          f"{f['small_run_temporary_s']:>11.2f} s")
+          f"{f['small_run_none_s']:>11.2f} s")
     print("  (local server: `mathprobe server start` running, commands handed to its warm "
           "runner;\n   no warm run.: the same with MATHPROBE_NO_WARM=1, each command in its own "
-          "process)")
+          "process;\n   no server: the command starts the local server, which the next use)")
     print(f"{f'full WE-MATH run ({n_full} requests): wall':46} "
-          f"{f['full_run_server_s']:>11.2f} s {f['full_run_temporary_s']:>11.2f} s")
+          f"{f['full_run_server_s']:>11.2f} s {f['full_run_none_s']:>11.2f} s")
     print(f"{f'resume of the finished run ({n_resume} requests)':46} {f['resume_server_s']:>11.2f} s "
           f"= {f['resume_server_s'] / f['full_run_server_s']:.1%} of the first run (goal < 10%)")
     print(f"{'mathprobe server start (once)':46} {f['server_start_s']:>11.2f} s")
@@ -225,7 +262,7 @@ def main() -> None:
     print(f"  OpenAI SDK alone, one event loop, aiohttp (the backend's):          "
           f"{f['sdk_alone_aiohttp_s']:6.2f} s = {n / f['sdk_alone_aiohttp_s']:4.0f} req/s")
     for label, key in (("local server", "full_run_server_s"),
-                       ("temporary server", "full_run_temporary_s")):
+                       ("no server first", "full_run_none_s")):
         print(f"  mathprobe run end to end, {label + ':':17}                  {f[key]:6.2f} s = "
               f"{n / f[key]:4.0f} req/s (command start to exit: Prefect, data, asking, "
               "grading, report)")

@@ -22,6 +22,7 @@ from mathprobe.registry import resolve_data_dir
 from mathprobe.runs import LazyRequests, progress
 from mathprobe.runs.batching import BatchRun
 from mathprobe.runs.config import RunConfig
+from mathprobe.runs.samples import Ask
 from mathprobe.store import open_store
 from mathprobe.tasks.run_log import current_flow_run_id
 
@@ -42,6 +43,7 @@ class FlowRunPaused:
         from prefect.client.orchestration import get_client
         from prefect.client.schemas.responses import SetStateStatus
 
+        assert self.flow_run_id is not None      # begin() pauses only inside a flow run
         with get_client(sync_client=True) as client:
             result = client.set_flow_run_state(self.flow_run_id, state)
         return result.status == SetStateStatus.ACCEPT
@@ -72,7 +74,7 @@ class FlowRunPaused:
         if self.flow_run_id is None or not self.paused:
             return None
         with get_client(sync_client=True) as client:
-            state = client.read_flow_run(self.flow_run_id).state
+            state = client.read_flow_run(uuid.UUID(self.flow_run_id)).state
         if state is None or state.is_paused():
             return None
         if state.is_running():
@@ -85,21 +87,22 @@ class FlowRunPaused:
 
 
 @task(name="respond-batches", cache_policy=NO_CACHE)
-def respond_batches(cfg: RunConfig, item_ids: list[str]) -> dict[str, int]:
-    """Ask the run's questions through the model's batch API: submit those in no batch yet
-    (each batch stored before it is waited for), wait for every open batch of the run (the
-    flow run paused), store the answers as they are read."""
+def respond_batches(cfg: RunConfig, asks: list[Ask]) -> dict[str, int]:
+    """Ask the run's questions ((item id, sample) pairs) through the model's batch API: submit
+    those in no batch yet (each batch stored before it is waited for), wait for every open
+    batch of the run (the flow run paused), store the answers as they are read."""
     bench = registry.get(cfg.benchmark)
     store = open_store(cfg.db)
     by_id = bench.load(resolve_data_dir(cfg.data_dir)).by_id()
     counts = BatchRun(
         store, cfg.run_id, cfg.model, cfg.params,
-        requests_for=lambda ids: LazyRequests(bench, [by_id[i] for i in ids], cfg.model,
-                                              cfg.setting, cfg.params),
+        requests_for=lambda part: LazyRequests(bench, [by_id[i] for i, _ in part], cfg.model,
+                                               cfg.setting, cfg.params,
+                                               samples=[s for _, s in part]),
         waiting=FlowRunPaused(cfg.run_id), timeout_s=cfg.request_timeout,
         on_done=lambda item_id, c: progress.emit("done", cfg.run_id, status=c.status,
                                                  item_id=item_id, error=c.error),
-    ).ask(item_ids)
-    get_run_logger().info("batches of %d question(s): %s", len(item_ids),
+    ).ask(asks)
+    get_run_logger().info("batches of %d question(s): %s", len(asks),
                           ", ".join(f"{v} {k}" for k, v in sorted(counts.items())) or "none")
     return counts

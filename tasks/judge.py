@@ -15,7 +15,8 @@ from mathprobe.tasks.batches import FlowRunPaused
 
 
 @task(name="judge", cache_policy=NO_CACHE)
-def judge_task(cfg: RunConfig, judge: str, retry_failed: bool, in_flight: int) -> dict[str, Any]:
+def judge_task(cfg: RunConfig, judge: str, retry_failed: bool,
+               in_flight: int | None) -> dict[str, Any]:
     """Ask `judge` about the answers its benchmark's judge asks about (those the rules left
     undecided, by default; the content cache answers what was asked before), through its batch
     API with --batch (the flow run paused while it waits); write judge and cascade verdicts."""

@@ -7,7 +7,7 @@ from prefect import get_run_logger, task
 from prefect.cache_policies import NO_CACHE
 
 from mathprobe import registry
-from mathprobe.reports.summary import failure_reasons
+from mathprobe.reports.notes import failure_reasons
 from mathprobe.runs.probing import run_probe
 from mathprobe.store import open_store
 from mathprobe.tasks.run_log import LogProgress, current_flow_run_id
@@ -32,7 +32,7 @@ def probe_task(benchmark: str, probe: str, model: str, run_id: str, db: str, dat
                           ", ".join(f"{v} {k}" for k, v in sorted(counts.items())) or "none")
     if store.write_failure():
         return {"run_id": run_id, "rows": []}
-    run = store.run(run_id)
+    run = store.stored_run(run_id)
     return {"run_id": run_id, "rows": rows,
             "run": {k: run[k] for k in ("status", "n_items", "n_ok", "n_infra_failed",
                                         "n_not_asked")},

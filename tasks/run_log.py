@@ -8,6 +8,7 @@ from typing import Any
 from prefect import get_run_logger
 
 from mathprobe.runs import progress
+from mathprobe.runs.progress import SHOWN
 
 
 class LogProgress:
@@ -17,19 +18,20 @@ class LogProgress:
     MAX_FAILURES_LOGGED = 20
 
     def __init__(self, run_id: str):
-        self.run_id, self.total, self.step, self.counts = run_id, 0, 1, {}
+        self.run_id, self.total, self.step = run_id, 0, 1
+        self.counts: dict[str, int] = {}
         self.logger = get_run_logger()
         self._lock = threading.Lock()
 
     def __call__(self, event: str, run_id: str, **data: Any) -> None:
         if run_id != self.run_id:
             return
-        if event == "note":
-            self.logger.info("%s", data["message"])
+        if event == "note":                    # the command line's bar prints these itself
+            self.logger.info("%s", data["message"], extra=SHOWN)
         elif event == "start":
             self.total, self.step = data["total"], max(1, data["total"] // 10)
         elif event == "stopped":
-            self.logger.warning("%s", data["reason"])
+            self.logger.warning("%s", data["reason"], extra=SHOWN)
         elif event == "done":
             self._done(data)
 

@@ -7,9 +7,14 @@ from pathlib import Path
 
 import pytest
 
-from tests.support import early, harness
+from mathprobe.ports import free_port
+from tests.support import early, harness, servers
 
 os.environ.setdefault("PREFECT_SERVER_ANALYTICS_ENABLED", "false")
+# A command that finds no Prefect server starts the local one on PREFECT_SERVER_API_PORT, else
+# 4200 (mathprobe/warm/server.py): never the README's port, which a person or another test may
+# use; tests that start one take a port (and a state folder) of their own (tests/support/servers.py)
+os.environ.setdefault("PREFECT_SERVER_API_PORT", str(free_port()))
 
 REPO = Path(__file__).resolve().parent.parent
 # The benchmark data for commands the tests run without --data-dir, as `make test` exports it
@@ -75,7 +80,7 @@ def _stop_triton(made) -> None:
 # server). The fixture names that put a test in a group, first match wins; the Prefect harness is
 # not a group: each process that runs a flow test has one, started at collection in the
 # background (10-25 s), so flow tests spread over both processes.
-GROUPS = (("team", ("team", "postgres")), ("server", ("started",)),
+GROUPS = (("team", ("team", "postgres")), ("server", ("started", "no_server")),
           ("triton", ("triton_made", "triton_server", "tiny_vlm", "doomed_triton")),
           ("install", ("installed",)), ("lease", ("real_server",)))
 # The first test of these groups also waits for its group's set-up, which is real work: the
@@ -93,7 +98,7 @@ TIERS = {"postgres": ("team", "postgres"),                # a PostgreSQL server 
          "browser": ("page",),                            # Debian's chromium via playwright
          "triton": ("triton_made", "triton_server", "tiny_vlm", "doomed_triton"),
          "wheel": ("installed", "arith", "site"),         # builds and pip-installs packages
-         "server": ("started", "real_server")}            # a real `prefect server start`
+         "server": ("started", "real_server", "no_server")}   # a real `prefect server start`
 
 
 def group_of(item) -> str | None:
@@ -126,6 +131,7 @@ def pytest_collection_modifyitems(session, config, items):
 def pytest_sessionfinish(session, exitstatus):
     early.stop_untaken()
     harness.stop()
+    servers.stop_all()              # a local server a test's command started and left
 
 
 @pytest.fixture(scope="session")
@@ -152,6 +158,19 @@ def triton_server(triton_made):
     """One real tritonserver (CPU) serving the tiny model for the session (~20 s to start,
     begun in the background at collection: tests/support/early.py)."""
     return triton_made[1]
+
+
+@pytest.fixture
+def no_server():
+    """An environment with no Prefect server configured, whose commands start the local one
+    in a state folder, Prefect home and port of their own (tests/support/servers.py): stopped at
+    the end, whatever happens. Its tests carry the `server` marker."""
+    env = servers.own_state()
+    try:
+        yield env
+    finally:
+        servers.stop(env)
+        shutil.rmtree(Path(env["MATHPROBE_STATE_DIR"]).parent, ignore_errors=True)
 
 
 @pytest.fixture

@@ -20,7 +20,8 @@ import pytest
 from mathprobe.ports import free_port
 from tests.conftest import REPO, shared_data_dir
 
-HEAVY = ("torch", "transformers", "nvidia-pytriton", "tritonclient", "scikit-learn", "datasketch")
+HEAVY = ("torch", "transformers", "nvidia-pytriton", "tritonclient", "scikit-learn", "datasketch",
+         "scipy", "matplotlib", "openai", "anthropic", "duckdb-extension-ducklake", "rouge-score")
 
 
 @dataclass
@@ -76,11 +77,11 @@ def installed(tmp_path_factory) -> Installed:
     env.update(PATH=f"{root / 'venv' / 'bin'}{os.pathsep}{env.get('PATH', '')}",
                PREFECT_HOME=str(root / "prefect-home"), PREFECT_SERVER_ANALYTICS_ENABLED="false",
                PREFECT_WORKER_QUERY_SECONDS="1", MATHPROBE_STATE_DIR=str(root / "state"),
-               MATHPROBE_NO_WARM="1", PORT=str(port), STATE_DIR=str(root / "team"),
+               MATHPROBE_NO_WARM="1", STATE_DIR=str(root / "team"),
                PYTHONUNBUFFERED="1")
     made = Installed(wheel, sdist, root / "venv", home, env)
-    up = made.mathprobe("deploy", "up", "--data-dir", str(shared_data_dir()), "--db",
-                        "team.duckdb")
+    up = made.mathprobe("deploy", "up", "--port", str(port), "--data-dir",
+                        str(shared_data_dir()), "--db", "team.duckdb")
     made.env["PREFECT_API_URL"] = f"http://127.0.0.1:{port}/api"
     try:
         assert up.returncode == 0, up.stdout[-3000:] + up.stderr[-3000:]
@@ -127,6 +128,18 @@ def test_the_core_install_has_no_heavy_extra_and_says_which_to_add(installed):
         ("run", "--benchmark", "wemath", "--model", "baseline:random", "--run-id", "t", "--db",
          "ducklake:postgres:dbname=x host=127.0.0.1", "--data-dir", str(shared_data_dir())):
             "needs the 'lake' extra",
+        ("run", "--benchmark", "wemath", "--model", "baseline:random", "--run-id", "t", "--db",
+         "ducklake:sqlite:t.sqlite", "--data-dir", str(shared_data_dir())):
+            "needs the 'lake' extra (duckdb_extension_ducklake is not installed)",
+        ("run", "--benchmark", "wemath", "--model", "openai:gpt-4o-mini", "--run-id", "t",
+         "--db", "t.duckdb", "--data-dir", str(shared_data_dir())):
+            "needs the 'openai' extra (openai is not installed): pip install 'mathprobe[openai]'",
+        ("run", "--benchmark", "wemath", "--model", "anthropic:claude-sonnet-4-5", "--run-id",
+         "t", "--db", "t.duckdb", "--data-dir", str(shared_data_dir())):
+            "pip install 'mathprobe[anthropic]'",
+        ("contamination", "--benchmark", "conceptmath", "--model", "baseline:random", "--db",
+         "t.duckdb", "--data-dir", str(shared_data_dir()), "--method", "rouge"):
+            "the rouge probe needs the 'rouge' extra",
         ("select-data", "--db", "t.duckdb", "--run", "r", "--corpus", "c.jsonl", "--out",
          "o.jsonl"): "needs the 'select' extra (sklearn is not installed): "
                      "pip install 'mathprobe[select]'",
@@ -154,9 +167,12 @@ def test_commands_from_a_folder_with_the_users_tasks_and_flows(installed):
                                   "--temperature", temperature, "--data-dir", data)
         assert ran.returncode == 0, ran.stderr[-3000:]
     html = installed.mathprobe("report", "--db", "mine.duckdb", "--html", "r.html", "--runs",
-                               "a,b")
-    assert html.returncode == 0, html.stderr[-3000:]
-    assert "<svg" in (installed.home / "r.html").read_text()
+                               "a,b")                       # the HTML report is an extra's
+    assert html.returncode == 2 and html.stderr.strip() == (
+        "error: --html needs the 'html' extra (matplotlib is not installed): pip install "
+        "'mathprobe[html]'"), html.stderr[-3000:]
+    shown = installed.mathprobe("report", "--db", "mine.duckdb", "--run-id", "a")
+    assert shown.returncode == 0 and "WE-MATH Table 2" in shown.stdout, shown.stderr[-3000:]
     compared = installed.mathprobe("compare", "--db", "mine.duckdb", "a", "b", "--json")
     assert compared.returncode == 0, compared.stderr[-3000:]
     assert set(json.loads(compared.stdout)["runs"]) == {"a", "b"}
@@ -165,7 +181,10 @@ def test_commands_from_a_folder_with_the_users_tasks_and_flows(installed):
 def test_deployments_with_their_defaults_on_a_worker_that_only_installed_the_wheel(installed):
     """`mathprobe deploy up` ran from the installed package: its worker imports mathprobe.flows
     from site-packages; pressing Run with the defaults (the data directory and store set at
-    deploy time) completes, for eval/full and eval/sweep."""
+    deploy time) completes, for eval/full (a DuckDB file: the core) and, once the worker's
+    environment has the `lake` extra (a sweep's cells write one DuckLake store), eval/sweep.
+    (The deployment's html_report 'auto' writes no HTML report where the `html` extra is
+    missing: the run completes all the same.)"""
     full = installed.prefect("deployment", "run", "eval/full", "--watch", "--watch-timeout",
                              "200", timeout=240)
     assert full.returncode == 0, full.stdout[-3000:] + full.stderr[-3000:]
@@ -175,6 +194,10 @@ def test_deployments_with_their_defaults_on_a_worker_that_only_installed_the_whe
         assert con.execute("SELECT status, n_items FROM runs").fetchall() == [("completed", 1740)]
     finally:
         con.close()
+    added = installed.run(sys.executable, "-m", "pip", "--python",
+                          str(installed.venv / "bin" / "python"), "install", "-q", "-c",
+                          str(REPO / "constraints.txt"), f"{installed.wheel}[lake]", timeout=600)
+    assert added.returncode == 0, added.stderr[-3000:]
     sweep = installed.prefect("deployment", "run", "eval/sweep", "--watch", "--watch-timeout",
                               "200", timeout=240)
     assert sweep.returncode == 0, sweep.stdout[-3000:] + sweep.stderr[-3000:]

@@ -178,3 +178,19 @@ def test_every_readme_command_runs_as_written(tmp_path, user_env):
     assert (work / "figures.csv").read_text().count("\n") > 10
     assert (work / "concepts.csv").read_text().startswith("run_id,")
     assert (work / "submission" / "gpt4o-mini.json").is_file()
+
+
+def test_the_install_size_is_the_scripts_and_under_500_mb():
+    """The README's install figures are perf/install_size.py's last measurement (it writes
+    them between the README's install-size marks and into perf/install_size.json), not numbers
+    written by hand (the README said 554 MB where the core measured 919 MB, issue 38); the
+    core is under 500 MB."""
+    import json
+
+    from perf.install_size import MARKS, RECORD, TARGET_MB, readme_sentence
+
+    record = json.loads(RECORD.read_text())
+    shown = MARKS.search(README.read_text())
+    assert shown, "README.md lost its <!-- install-size --> marks"
+    assert shown.group(2) == readme_sentence(record)
+    assert record["core_mb"] < TARGET_MB and record["command"] == "python perf/install_size.py"

@@ -29,24 +29,26 @@ class Backend(Protocol):
 def provider_limit(spec: str) -> int:
     """The per-provider cap (the kind's `concurrency`), overridable as
     MATHPROBE_MAX_CONCURRENCY_<KIND> (e.g. ..._OPENAI)."""
-    import os
+    from mathprobe import settings
 
     kind = registry.kind_of(spec)
-    env = os.environ.get(f"MATHPROBE_MAX_CONCURRENCY_{kind.name.upper()}")
-    return int(env) if env else kind.concurrency
+    cap = settings.get(f"MATHPROBE_MAX_CONCURRENCY_{kind.name.upper()}")
+    return cap if cap is not None else kind.concurrency
 
 
-def get_backend(spec: str, *, seed: int = 0, timeout_s: float | None = None,
-                triton_url: str | None = None) -> Backend:
+def get_backend(spec: str, *, seed: int = registry.DEFAULT_SEED, setting: str = "",
+                timeout_s: float | None = None, triton_url: str | None = None) -> Backend:
     """The backend for BACKEND:NAME. Raises MathprobeError for an unknown or unusable one.
-    `triton_url`: the server of a kind named by an option (its `url_option`, --triton-url)."""
+    `seed`, `setting`: what a seeded kind draws from (the run's `seed` parameter and prompt
+    setting); `triton_url`: the server of a kind named by an option (its `url_option`,
+    --triton-url)."""
     from mathprobe.backends.retry import RetryPolicy
 
-    kind, model = parse_spec(spec)
-    found = registry.find(kind)
+    _, model = parse_spec(spec)
+    found = registry.kind_of(spec)     # parse_spec refused a kind that is not installed
     settings = registry.Settings(seed=seed, policy=RetryPolicy.from_env(timeout_s=timeout_s),
                                  url=triton_url if found.url_option else None,
-                                 traits=registry.traits_of(spec))
+                                 traits=registry.traits_of(spec), setting=setting)
     return found.make(model, settings)
 
 
@@ -57,6 +59,7 @@ def get_batches(spec: str, *, timeout_s: float | None = None):
 
     kind, model = parse_spec(spec)
     found = check_batches(spec)
+    assert found.batches is not None   # check_batches refused a kind without a batch API
     settings = registry.Settings(seed=0, policy=RetryPolicy.from_env(timeout_s=timeout_s),
                                  traits=registry.traits_of(spec))
     return found.batches(model, settings)

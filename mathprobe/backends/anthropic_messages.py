@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import base64
 import os
+from typing import Any
 
 from mathprobe.backends import reasoning
 from mathprobe.backends.openai_chat import image_mime
@@ -56,7 +57,8 @@ class AnthropicMessages:
                 "type": "base64", "media_type": image_mime(request.image),
                 "data": base64.b64encode(request.image).decode()}})
         content.append({"type": "text", "text": request.prompt})
-        messages = [{"role": role, "content": text} for role, text in request.turns]
+        messages: list[dict[str, Any]] = [{"role": role, "content": text}
+                                          for role, text in request.turns]
         messages.append({"role": "user", "content": content})
         body = {"model": self.model, "messages": messages,
                 "max_tokens": DEFAULT_MAX_TOKENS, **request.params}
@@ -172,8 +174,9 @@ def generation(gen: Generation) -> dict:
 
 BACKEND = BackendKind(name="anthropic", usage="anthropic:MODEL",
                       help="Anthropic's Messages API",
-                      factory=make, key_env="ANTHROPIC_API_KEY",
-                      endpoint_env="ANTHROPIC_BASE_URL", slow_import="anthropic",
+                      factory=make, key_env="ANTHROPIC_API_KEY", extra="anthropic",
+                      endpoint_env="ANTHROPIC_BASE_URL",
+                      slow_import="mathprobe.backends.anthropic_first_client",
                       concurrency=64, network=True, priced=True, rank=2,
                       options=(THINKING_BUDGET,), generation=generation, reasoning=True,
                       batches=make_batches)

@@ -7,7 +7,11 @@ carries (`Request.chance`); the baseline picks one. Where a benchmark says nothi
 among the question's options, or a whole number 0..100, as 'The answer is X.'. Asked to rank
 options (concept classification), a random order.
 
-Seeded per item (not per call order), so a resumed or re-sharded run gives the same answers.
+Seeded per run seed, prompt setting, item and sample (not per call order): a resumed or
+re-sharded run gives the same answers, the same seed the same answers, each of an item's samples
+(--samples K) is a guess of its own, and two settings' or two seeds' chance runs are two
+independent draws (one seed for every setting drew the same letters for each question, so every
+difference between two chance runs read +0.00).
 """
 from __future__ import annotations
 
@@ -21,11 +25,13 @@ class RandomBaseline:
     kind = "baseline"
     model = "random"
 
-    def __init__(self, seed: int = 0):
-        self.seed = seed
+    def __init__(self, seed: int = 0, setting: str = ""):
+        self.seed, self.setting = seed, setting
 
     async def complete(self, request: Request) -> Completion:
-        rng = random.Random(f"{self.seed}:{request.item_id}")
+        # each sample of an item a guess of its own (sample 0 as before samples existed)
+        rng = random.Random(f"{self.seed}:{self.setting}:{request.item_id}"
+                            + (f":{request.sample}" if request.sample else ""))
         if request.choices and any(len(c) > 1 for c in request.choices):   # options to rank
             order = rng.sample(range(1, len(request.choices) + 1), len(request.choices))
             text = ", ".join(map(str, order))
@@ -42,8 +48,9 @@ class RandomBaseline:
 
 
 def make(model: str, settings: Settings) -> RandomBaseline:
-    return RandomBaseline(seed=settings.seed)
+    return RandomBaseline(seed=settings.seed, setting=settings.setting)
 
 
 BACKEND = BackendKind(name="baseline", usage="baseline:random", help="offline chance baseline",
-                      factory=make, names=("random",), concurrency=1024, seeded=True, rank=0)
+                      factory=make, names=("random",), concurrency=1024, seeded=True, rank=0,
+                      repeats="random")

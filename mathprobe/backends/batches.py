@@ -110,12 +110,12 @@ def custom_id(item_id: str, request_hash: str) -> str:
 def limits_of(service: Limits) -> Limits:
     """The service's limits, or fewer requests per batch where MATHPROBE_BATCH_MAX_REQUESTS
     says so (smaller batches end sooner, and a run's first answers come back earlier)."""
-    import os
+    from mathprobe import settings
 
-    value = os.environ.get("MATHPROBE_BATCH_MAX_REQUESTS")
-    if not value:
+    value = settings.get("MATHPROBE_BATCH_MAX_REQUESTS")
+    if value is None:
         return service
-    return Limits(min(service.requests, max(1, int(value))), service.bytes)
+    return Limits(min(service.requests, value), service.bytes)
 
 
 def chunked(entries: Iterable[tuple[T, int]], limits: Limits) -> Iterator[list[T]]:

@@ -16,7 +16,7 @@ from __future__ import annotations
 import json
 from collections.abc import AsyncIterator
 from datetime import UTC, datetime
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Final
 
 from mathprobe.backends.batches import BatchState, Limits, Outcome, service_call
 from mathprobe.backends.retry import RETRYABLE_STATUS
@@ -25,7 +25,7 @@ from mathprobe.items import Completion, Request
 if TYPE_CHECKING:        # the backend module builds this client (its make_batches)
     from mathprobe.backends.openai_chat import OpenAIChat
 
-URL = "/v1/chat/completions"
+URL: Final = "/v1/chat/completions"   # Final: the SDK takes only the endpoints it names
 ENDED = ("completed", "expired", "failed", "cancelled")
 KEY = "mathprobe_submission"         # the metadata key naming mathprobe's submission
 AGAIN_CODES = ("batch_expired", "batch_cancelled")   # error file codes a new batch can answer

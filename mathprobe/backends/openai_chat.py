@@ -162,8 +162,11 @@ class OpenAIChat:
                     model=self.model, prompt=prefix + text, max_tokens=1, echo=True, logprobs=0,
                     temperature=0.0)
                 lp = resp.choices[0].logprobs
+                if (lp is None or lp.tokens is None or lp.token_logprobs is None
+                        or lp.text_offset is None):
+                    raise ValueError("the server returned no prompt log-probabilities")
                 start, end = len(prefix), len(prefix) + len(text)
-                out = [(tok, None, float(p)) for tok, p, off in
+                out: list[tuple[str, int | None, float]] = [(tok, None, float(p)) for tok, p, off in
                        zip(lp.tokens, lp.token_logprobs, lp.text_offset)
                        if start <= off < end and p is not None]
                 if not out:
@@ -235,6 +238,8 @@ def generation(gen: Generation) -> dict:
 BACKEND = BackendKind(name="openai", usage="openai:MODEL",
                       help="OpenAI, or a server speaking its API",
                       factory=make, key_env="OPENAI_API_KEY", endpoint_env="OPENAI_BASE_URL",
-                      slow_import="openai", concurrency=256, network=True, priced=True, rank=1,
+                      extra="openai",
+                      slow_import="mathprobe.backends.openai_first_client", concurrency=256,
+                      network=True, priced=True, rank=1,
                       options=(REASONING_EFFORT,), generation=generation, reasoning=True,
-                      batches=make_batches)
+                      batches=make_batches, sample_seed="seed")

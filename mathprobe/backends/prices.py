@@ -3,7 +3,6 @@ API (`--batch`, docs/batches.md) costs half: OpenAI's Batch API and Anthropic's 
 both bill batched tokens at 50% of the direct price, so the one table serves both."""
 from __future__ import annotations
 
-import os
 import tomllib
 from functools import lru_cache
 from pathlib import Path
@@ -15,7 +14,7 @@ BATCH_DISCOUNT = 0.5        # a batched request's share of the direct price (Ope
 
 
 @lru_cache(maxsize=8)
-def _load(extra: str | None) -> dict[str, dict[str, dict[str, float]]]:
+def load(extra: str | None) -> dict[str, dict[str, dict[str, float]]]:
     table = tomllib.loads(DEFAULT.read_text())
     if extra:
         path = Path(extra)
@@ -24,12 +23,34 @@ def _load(extra: str | None) -> dict[str, dict[str, dict[str, float]]]:
         except (OSError, tomllib.TOMLDecodeError) as exc:
             raise MathprobeError(f"{path}: cannot read the price table ({exc})") from exc
         for kind, models in more.items():
-            table.setdefault(kind, {}).update(models)
+            table.setdefault(kind, {}).update(_checked(path, kind, models))
     return table
 
 
+def _checked(path: Path, kind: str, models) -> dict[str, dict[str, float]]:
+    """A user's price table, entry by entry: a price that is not two finite amounts (input,
+    output) would fail every answer's cost mid-run, or keep --max-cost from ever counting."""
+    import math
+
+    if not isinstance(models, dict):
+        raise MathprobeError(f"{path}: [{kind}] must be a table of models, e.g. [{kind}] "
+                             '"my-model" = { input = 0.5, output = 1.5 }')
+    for model, entry in models.items():
+        for field in ("input", "output"):
+            value = entry.get(field) if isinstance(entry, dict) else None
+            if (isinstance(value, bool) or not isinstance(value, int | float)
+                    or not math.isfinite(value) or value < 0):
+                raise MathprobeError(
+                    f"{path}: [{kind}] {model!r}: field {field!r} must be a number of US "
+                    f"dollars per million tokens, at least 0 (got {value!r}); e.g. "
+                    f'"{model}" = {{ input = 0.5, output = 1.5 }}')
+    return models
+
+
 def price(kind: str, model: str) -> dict[str, float] | None:
-    return _load(os.environ.get("MATHPROBE_PRICES")).get(kind, {}).get(model)
+    from mathprobe import settings
+
+    return load(settings.get("MATHPROBE_PRICES")).get(kind, {}).get(model)
 
 
 def cost(kind: str, model: str, input_tokens: int | None, output_tokens: int | None,

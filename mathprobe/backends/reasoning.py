@@ -17,7 +17,6 @@ figures like a failed call, re-asked by --retry-failed or by a run with a larger
 """
 from __future__ import annotations
 
-import os
 import re
 import tomllib
 from dataclasses import dataclass
@@ -59,7 +58,7 @@ PLAIN = Traits()
 
 
 @lru_cache(maxsize=8)
-def _load(extra: str | None) -> dict[str, dict[str, dict]]:
+def load(extra: str | None) -> dict[str, dict[str, dict]]:
     table = tomllib.loads(TABLE.read_text())
     if extra:
         try:
@@ -75,7 +74,9 @@ def _load(extra: str | None) -> dict[str, dict[str, dict]]:
 
 def table(kind: str) -> dict[str, dict]:
     """The declared reasoning models of a backend kind, name -> entry."""
-    return _load(os.environ.get("MATHPROBE_REASONING_MODELS")).get(kind, {})
+    from mathprobe import settings
+
+    return load(settings.get("MATHPROBE_REASONING_MODELS")).get(kind, {})
 
 
 def listed(kind: str, model: str) -> dict | None:

@@ -25,7 +25,7 @@ module to read its `BackendKind`, and `parse_spec` runs before anything else on 
 from __future__ import annotations
 
 import functools
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from importlib.metadata import entry_points
 from typing import TYPE_CHECKING, Any
@@ -43,13 +43,15 @@ GROUP = "mathprobe.backends"
 
 @dataclass(frozen=True)
 class Settings:
-    """What a run gives every factory besides the model name: the seed (a backend that draws
-    at random draws from it), the retry and timeout policy, and the server's address for a
-    kind whose server is named on the command line (`url_option`)."""
+    """What a run gives every factory besides the model name: the seed and the run's prompt
+    setting (a backend that draws at random draws from both, so chance runs of two settings, or
+    of two seeds, differ), the retry and timeout policy, and the server's address for a kind
+    whose server is named on the command line (`url_option`)."""
     seed: int
     policy: RetryPolicy
     url: str | None = None
     traits: Traits = reasoning.PLAIN     # what the model takes (mathprobe.backends.reasoning)
+    setting: str = ""
 
 
 @dataclass(frozen=True)
@@ -119,7 +121,8 @@ class BackendKind:
     network: bool = False             # it calls a server: account-wide limits apply to it
     priced: bool = False              # its calls cost money (the price table has its models)
     scores_text: bool = False         # it returns token log-probabilities of a given text
-    seeded: bool = False              # its answers depend on the run's seed (the run card)
+    seeded: bool = False              # its answers depend on the run's seed (--seed; the
+    #                                   seed is then one of the run's parameters)
     rank: int = 100                   # its place in lists of kinds (then by name): entry points
     #                                   come in no set order; the help lists the commonest first
     options: tuple[Option, ...] = ()  # the generation options it takes (--reasoning-effort, ...)
@@ -128,6 +131,13 @@ class BackendKind:
     reasoning: bool = False           # it serves reasoning models: NAME#reasoning declares one
     batches: Callable[[str, Settings], Any] | None = None   # (NAME, settings) -> its batch API
     #                                   client (mathprobe.backends.batches), for --batch
+    repeats: str = "temperature"      # how an item's repeated samples differ (--samples K,
+    #                                   mathprobe.runs.samples): 'temperature' (drawn at the
+    #                                   run's temperature: K > 1 needs one above 0), 'random'
+    #                                   (each sample draws anew: the chance baseline), 'none'
+    #                                   (one answer per item: K > 1 is refused)
+    sample_seed: str | None = None    # the request parameter a sample's seed is sent as
+    #                                   ('seed' for openai:), or None where the API takes none
 
     def make(self, model: str, settings: Settings) -> Backend:
         return self.factory(model, settings)
@@ -229,15 +239,24 @@ def takers(name: str) -> list[BackendKind]:
     return [k for k in kinds() if any(o.name == name for o in k.options)]
 
 
-def generation_params(spec: str, defaults: dict[str, Any], given: dict[str, Any] | None = None,
-                      options: dict[str, Any] | None = None, option: str = "--model"
-                      ) -> dict[str, Any]:
+DEFAULT_SEED = 0          # a seeded kind's seed when --seed is not given
+
+
+def generation_params(spec: str, defaults: Mapping[str, Any], given: dict[str, Any] | None = None,
+                      options: dict[str, Any] | None = None, option: str = "--model",
+                      seed: int | None = None) -> dict[str, Any]:
     """The parameters a run sends BACKEND:NAME: the kind's `generation` rules applied to the
     benchmark's `defaults`, what the user `given` and the kind's `options` the user gave (None
-    values: not given). An option of another kind, or a value the option does not take, is the
-    one-line error."""
+    values: not given); for a seeded kind also `seed` (default DEFAULT_SEED): recorded with the
+    run as one of its parameters, so the same run id never mixes two seeds' answers. An option
+    of another kind, a value the option does not take, or a seed for a kind that draws none is
+    the one-line error."""
     kind, model = parse_spec(spec, option)
     found = _discovered()[kind]
+    if seed is not None and not found.seeded:
+        seeded = ", ".join(k.usage for k in kinds() if k.seeded)
+        raise MathprobeError(f"--seed {seed}: {spec} draws nothing at random of mathprobe's "
+                             f"(the seed is for {seeded or 'seeded backends'})")
     own = {o.name: o for o in found.options}
     checked: dict[str, Any] = {}
     for name, value in (options or {}).items():
@@ -255,7 +274,8 @@ def generation_params(spec: str, defaults: dict[str, Any], given: dict[str, Any]
     gen = Generation(spec=spec, model=model, defaults=dict(defaults),
                      given={k: v for k, v in (given or {}).items() if v is not None},
                      options=checked, traits=reasoning.traits(kind, spec.partition(":")[2]))
-    return found.generation(gen) if found.generation is not None else gen.plain()
+    params = found.generation(gen) if found.generation is not None else gen.plain()
+    return {**params, "seed": DEFAULT_SEED if seed is None else seed} if found.seeded else params
 
 
 def slow_imports() -> dict[str, str]:

@@ -58,4 +58,4 @@ def _check(name: str) -> str | None:
 
 
 BACKEND = BackendKind(name="replay", usage="replay:FILE", help="answers from a response file",
-                      factory=make, check=_check, concurrency=1024, rank=4)
+                      factory=make, check=_check, concurrency=1024, rank=4, repeats="none")

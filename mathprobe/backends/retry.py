@@ -51,15 +51,16 @@ class RetryPolicy:
 
     @classmethod
     def from_env(cls, **overrides) -> RetryPolicy:
-        """Defaults, then MATHPROBE_RETRY_* / MATHPROBE_REQUEST_TIMEOUT_S, then `overrides`."""
-        import os
+        """Defaults, then MATHPROBE_RETRY_* / MATHPROBE_REQUEST_TIMEOUT_S (checked as their
+        flags are: mathprobe.settings), then `overrides`."""
+        from mathprobe import settings
 
-        env = {"max_attempts": ("MATHPROBE_RETRY_MAX_ATTEMPTS", int),
-               "max_total_s": ("MATHPROBE_RETRY_MAX_TOTAL_S", float),
-               "base_wait_s": ("MATHPROBE_RETRY_BASE_WAIT_S", float),
-               "max_wait_s": ("MATHPROBE_RETRY_MAX_WAIT_S", float),
-               "timeout_s": ("MATHPROBE_REQUEST_TIMEOUT_S", float)}
-        values = {k: cast(os.environ[var]) for k, (var, cast) in env.items() if os.environ.get(var)}
+        env = {"max_attempts": "MATHPROBE_RETRY_MAX_ATTEMPTS",
+               "max_total_s": "MATHPROBE_RETRY_MAX_TOTAL_S",
+               "base_wait_s": "MATHPROBE_RETRY_BASE_WAIT_S",
+               "max_wait_s": "MATHPROBE_RETRY_MAX_WAIT_S",
+               "timeout_s": "MATHPROBE_REQUEST_TIMEOUT_S"}
+        values = {k: v for k, var in env.items() if (v := settings.get(var)) is not None}
         values.update({k: v for k, v in overrides.items() if v is not None})
         return cls(**values)
 
@@ -150,9 +151,10 @@ _NAMED = {"ServerDisconnectedError": "connection closed by the server before it 
 
 def _causes(exc: BaseException) -> list[BaseException]:
     out: list[BaseException] = []
-    while exc is not None and exc not in out:
-        out.append(exc)
-        exc = exc.__cause__ or exc.__context__
+    link: BaseException | None = exc
+    while link is not None and link not in out:
+        out.append(link)
+        link = link.__cause__ or link.__context__
     return out
 
 
@@ -166,10 +168,10 @@ def network_failure(exc: BaseException) -> str | None:
         if found is not None:
             return f"{label}: {found}"
     for e in reversed(chain):                   # the innermost says what happened
-        label = _NAMED.get(type(e).__name__)
-        if label is not None:
+        named = _NAMED.get(type(e).__name__)
+        if named is not None:
             inner = chain[-1]
-            return f"{label}" + (f": {inner}" if str(inner) else "")
+            return f"{named}" + (f": {inner}" if str(inner) else "")
     return None
 
 
@@ -233,11 +235,12 @@ async def call_with_retries(attempt: Callable[[], Awaitable[Completion]],
     tries = 0
     started = time.perf_counter()
     watcher = watching.get()
+    sleep: dict[str, Any] = {"sleep": watcher.wait} if watcher is not None else {}
     try:
         async for state in AsyncRetrying(
                 stop=stop_after_attempt(policy.max_attempts) | stop_after_delay(policy.max_total_s),
                 wait=_wait(policy), retry=retry_if_exception_type(TransientError), reraise=True,
-                **({"sleep": watcher.wait} if watcher is not None else {})):
+                **sleep):
             with state:
                 tries += 1
                 try:

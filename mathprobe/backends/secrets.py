@@ -11,6 +11,7 @@ import sqlite3
 import sys
 import tomllib
 from pathlib import Path
+from typing import overload
 
 from mathprobe.errors import MathprobeError
 
@@ -29,7 +30,9 @@ def resolve_secret(env_var: str) -> str:
         try:
             from prefect.blocks.system import Secret
 
-            value = Secret.load(block_name(env_var)).get()
+            # Prefect's async_dispatch types load() as the block or a coroutine: outside an event
+            # loop it is the block (a coroutine, inside one, fails here like a missing block)
+            value = Secret.load(block_name(env_var)).get()  # type: ignore[union-attr]
         except Exception:   # no block, or no Prefect API: the message below says what to do
             value = None
     if not value:
@@ -90,6 +93,14 @@ def prefect_setting(name: str) -> str | None:
 def _known_secrets() -> set[str]:
     env = {v for k, v in os.environ.items() if _SECRET_NAME.search(k) and len(v) >= 8}
     return env | _seen
+
+
+@overload
+def redact(text: str) -> str: ...
+
+
+@overload
+def redact(text: None) -> None: ...
 
 
 def redact(text: str | None) -> str | None:

@@ -7,9 +7,9 @@ TEMPERATURE -> TEXT, TOKENS, TOKEN_IDS, LOGPROBS, INPUT_TOKENS) and scores texts
 """
 from __future__ import annotations
 
-import os
 from dataclasses import replace
 
+from mathprobe import settings as environment
 from mathprobe.backends.registry import BackendKind, Settings
 from mathprobe.backends.retry import (
     PermanentError,
@@ -57,7 +57,7 @@ class TritonGenerate:
     def __init__(self, model: str, *, url: str | None = None, policy: RetryPolicy | None = None,
                  score_model: str = "token_logprobs"):
         self.model = model
-        self.url = url or os.environ.get("MATHPROBE_TRITON_URL") or DEFAULT_URL
+        self.url = url or environment.get("MATHPROBE_TRITON_URL") or DEFAULT_URL
         self.policy = policy or RetryPolicy()
         self.score_model = score_model
         self._client = None           # made on first use, inside the event loop that uses it

@@ -24,10 +24,10 @@ def card(
     setting and prompts hash, model and what the server said it was, generation settings,
     graders and judges, seeds, concurrency, start and end, tokens, cost, counts by status)."""
     from mathprobe.reports import card as run_card
-    from mathprobe.runs import preflight
+    from mathprobe.runs import output_paths
 
     if out is not None:
-        preflight.output_file("--out", out, reads(db))
+        output_paths.output_file("--out", out, reads(db))
     text = card_text(run_card.build(open_existing(db), run_id), as_json)
     if out is None:
         sys.stdout.write(text)

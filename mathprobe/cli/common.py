@@ -22,6 +22,7 @@ from mathprobe.warm import server
 
 err = Console(stderr=True)
 DEBUG = threading.Event()      # --debug: show tracebacks of user errors
+VERBOSE = threading.Event()    # --verbose: Prefect's own log lines on the console too
 
 
 def _choices() -> tuple[str, str]:
@@ -46,6 +47,10 @@ DataDir = Annotated[Path | None, typer.Option(
 Db = Annotated[str, typer.Option("--db", help="DuckDB file (created if absent), or a shared "
                                   "DuckLake store: ducklake:sqlite:FILE or "
                                   "'ducklake:postgres:dbname=NAME host=HOST'.")]
+ExistingDb = Annotated[str, typer.Option("--db", help="The store to read: a DuckDB file, or a "
+                                          "DuckLake store (ducklake:sqlite:FILE or "
+                                          "'ducklake:postgres:dbname=NAME host=HOST'); it must "
+                                          "exist, and is only read.")]
 DataPath = Annotated[str | None, typer.Option(
     "--data-path", help="Where a new DuckLake store keeps its Parquet files (a folder or an "
     "object store URL; default for ducklake:sqlite:FILE: FILE.files/).")]
@@ -58,6 +63,12 @@ Batch = Annotated[bool, typer.Option(
     "--batch", help="Ask through the service's batch API (openai:, anthropic:): half the price, "
     "answers within 24 h; the command waits, and run again after a stop it resumes, submitting "
     "nothing twice (docs/batches.md).")]
+Samples = Annotated[int | None, typer.Option(
+    "--samples", help="Ask each item K times (1 to 100): independent samples, each answer "
+    "stored with its index; the report adds the mean accuracy over samples, pass@k, maj@k and "
+    "the spread between samples (the paper's figures stay those of sample 0). K > 1 needs "
+    "--temperature above 0 where the benchmark's is 0. A resumed run may raise K: only the "
+    "missing samples are asked (docs/sampling.md).", metavar="K")]
 Benchmark = Annotated[str, typer.Option("--benchmark", help=f"One of: {BENCHMARKS_HELP}.")]
 
 def with_backend_options(command):
@@ -89,7 +100,9 @@ def with_backend_options(command):
         given = {name: kwargs.pop(name, None) for name in names}
         return command(*args, backend_options=given, **kwargs)
 
-    wrapper.__signature__ = signature.replace(parameters=own + added)
+    # typer reads the command's parameters from __signature__, which typeshed's function type
+    # does not declare
+    wrapper.__signature__ = signature.replace(parameters=own + added)  # type: ignore[attr-defined]
     wrapper.__annotations__ = {**{k: v for k, v in hints.items() if k != "backend_options"},
                                **{p.name: p.annotation for p in added}}
     return wrapper
@@ -149,22 +162,37 @@ _NOTED = threading.Event()
 
 def load_flow(module: str, name: str):
     """A flow, imported only now (importing Prefect takes seconds; checks come first), as a
-    function of its parameters that runs it (flows.common.call_flow). The running server is
-    found before anything imports Prefect, whose settings read it once: without one the flow
-    starts a temporary server, said once, with the remedy. The console shows a user error's
-    message without its traceback (the Prefect API keeps it)."""
+    function of its parameters that runs it (flows.common.call_flow). The Prefect server is
+    found before anything imports Prefect, whose settings read it once; without one, the local
+    server is started for this command and the next (mathprobe.warm.server.ensure_running),
+    said once. The console shows a user error's message without its traceback (the Prefect API
+    keeps it), and of Prefect's own lines what the command does not show itself
+    (mathprobe.cli.console_logs)."""
     import functools
     import importlib
 
-    if server.use_running() is None and not _NOTED.is_set():
+    from mathprobe.cli import console_logs
+
+    _, started = server.ensure_running()
+    if started is not None and not _NOTED.is_set():
         _NOTED.set()
-        err.print(Text(server.temporary_note(), style="dim"), soft_wrap=True)
+        err.print(Text(started_note(started), style="dim"), soft_wrap=True)
     flow = getattr(importlib.import_module(f"mathprobe.flows.{module}"), name)
     from mathprobe.flows.common import call_flow
 
     if not DEBUG.is_set():
         quiet_user_error_tracebacks()
+    console_logs.install(verbose=VERBOSE.is_set())
     return functools.partial(call_flow, flow)
+
+
+def started_note(started: server.Server) -> str:
+    """What a command says when it started the local Prefect server itself."""
+    minutes = (started.idle_s or 0) / 60
+    return (f"note: no Prefect server was running: started one for this command and the next "
+            f"(pid {started.pid}, UI {started.ui_url}); it stops once unused for {minutes:.0f} "
+            f"min (`{invocation()} server stop` stops it now, `{invocation()} server start` "
+            "keeps it)")
 
 
 @contextmanager
@@ -202,6 +230,7 @@ def progress_bar():
         MofNCompleteColumn,
         Progress,
         ProgressColumn,
+        TaskID,
         TextColumn,
         TimeElapsedColumn,
         TimeRemainingColumn,
@@ -216,7 +245,7 @@ def progress_bar():
     bar = Progress(TextColumn("{task.description}"), BarColumn(), MofNCompleteColumn(),
                    TextColumn("{task.fields[counts]}"), TimeElapsedColumn(),
                    TimeRemainingColumn(), Activity(), console=err, transient=False)
-    tasks: dict[str, int] = {}
+    tasks: dict[str, TaskID] = {}
     counts: dict[str, dict[str, int]] = {}
 
     def listener(event: str, run_id: str, **data) -> None:

@@ -43,12 +43,12 @@ def compare(
     interval and n, and each run against the first with a paired test."""
     from mathprobe.reports import compare_render
     from mathprobe.reports.compare import compare as compare_runs
-    from mathprobe.runs import preflight
+    from mathprobe.runs import output_paths, preflight
 
     preflight.check_counts(resamples=resamples, seed=seed)
     for flag, path in (("--csv", csv_file), ("--parquet", parquet_file)):
         if path is not None:
-            preflight.output_file(flag, path, reads(db))
+            output_paths.output_file(flag, path, reads(db))
     if benchmark is not None:
         preflight.benchmark(benchmark)
     run_ids = list(run_ids or [])

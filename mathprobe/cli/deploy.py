@@ -32,12 +32,20 @@ def up(
     db: Annotated[str | None, typer.Option(
         "--db", help="The store runs write unless told otherwise (default: $MATHPROBE_DB, else "
         "mathprobe.duckdb here).")] = None,
-    workers: Annotated[int, typer.Option("--workers", min=1)] = 1,
+    workers: Annotated[int, typer.Option("--workers", min=1, help="Workers to start on this "
+                                         "machine (each runs flow runs of the pool).")] = 1,
     postgres: Annotated[bool, typer.Option("--postgres", help="Prefect's database on a "
                                            "PostgreSQL server of its own.")] = False,
+    port: Annotated[int | None, typer.Option("--port", help="The server's port on 127.0.0.1 "
+                                             "(default 4200; one in use is refused at "
+                                             "once).")] = None,
 ) -> None:
     """Start the server, the pool and the workers; deploy eval/full and eval/sweep."""
+    from mathprobe.runs.preflight import check_counts
+
+    check_counts(port=port)
     args = ["up", "--workers", str(workers)] + (["--postgres"] if postgres else [])
+    args += ["--port", str(port)] if port is not None else []
     args += (["--data-dir", str(data_dir)] if data_dir else []) + (["--db", db] if db else [])
     _local(*args)
 
@@ -49,6 +57,10 @@ def down() -> None:
 
 
 @app.command("status")
-def status() -> None:
-    """Which of the server and workers run."""
-    _local("status")
+def status(
+    api_url: Annotated[bool, typer.Option("--api-url", help="Print only the server's API URL, "
+                                          "e.g. for export PREFECT_API_URL=$(mathprobe deploy "
+                                          "status --api-url).")] = False,
+) -> None:
+    """Which of the server and workers run, and the server's address."""
+    _local("status", *(["--api-url"] if api_url else []))

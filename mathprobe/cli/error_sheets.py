@@ -11,13 +11,13 @@ from typing import Annotated
 import typer
 from rich.console import Console
 
-from mathprobe.cli.common import DataDir, Db, err, reads
+from mathprobe.cli.common import DataDir, Db, ExistingDb, err, reads
 
 
 def export_sheet(
     run_id: Annotated[str, typer.Argument(
         metavar="RUN", help="The stored run whose wrong answers to put on the sheet.")],
-    db: Db,
+    db: ExistingDb,
     out: Annotated[Path, typer.Option("--out", help="The CSV file to write.")],
     sample: Annotated[int, typer.Option(
         "--sample", help="About N wrong answers: a seeded stratified sample, the same answers "
@@ -33,10 +33,10 @@ def export_sheet(
     from mathprobe import registry
     from mathprobe.cli.common import open_existing
     from mathprobe.reports.selection import check_grader, default_grader, find_run
-    from mathprobe.runs import label_sheets, labelling, preflight
+    from mathprobe.runs import label_sheets, labelling, output_paths, preflight
 
     preflight.check_counts(sample=sample)
-    preflight.output_file("--out", out, reads(db, data_dir))
+    output_paths.output_file("--out", out, reads(db, data_dir))
     store = open_existing(db)
     run = find_run(store, run_id)
     bench = registry.get(run["benchmark"])

@@ -17,7 +17,7 @@ from rich.text import Text
 from typer.core import TyperGroup
 
 from mathprobe.cli import error_sheets
-from mathprobe.cli.common import DataDir, Db, err, progress_bar
+from mathprobe.cli.common import DataDir, Db, ExistingDb, err, progress_bar
 from mathprobe.errors import Exit, MathprobeError
 
 
@@ -105,7 +105,7 @@ def _print_labelled(r: dict[str, Any]) -> None:
             else "unknown (no price for this model in the price table)")
     sample = (f" (a seeded stratified sample of {r['chosen']}, --sample {r['sample']})"
               if r["sample"] is not None else "")
-    lines = [
+    lines: list[str | tuple[str, str]] = [
         (f"run {r['labelled_run']}: error types by {r['labeller']}", "bold"),
         f" (its calls: run {r['labeller_run']})\n",
         f"{r['wrong']} answers wrong under grader {r['grader']}, {r['chosen']} to label{sample}: "
@@ -119,8 +119,7 @@ def _print_labelled(r: dict[str, Any]) -> None:
     for why, n in r["unlabelled"].items():
         err.print(Text(f"{n} wrong answer(s) not labelled: {why}", style="yellow"), soft_wrap=True)
     if r["not_asked"]:
-        err.print(Text(f"--max-cost reached: {r['not_asked']} answer(s) not asked; a higher "
-                       "--max-cost continues", style="yellow"), soft_wrap=True)
+        err.print(Text(r["stopped"], style="yellow"), soft_wrap=True)
     if r["label_failed"] or r["infra_failed"]:
         err.print(Text("no readable type is no label: ask those again with --retry-failed",
                        style="yellow"), soft_wrap=True)
@@ -129,7 +128,7 @@ def _print_labelled(r: dict[str, Any]) -> None:
 @app.command("agreement")
 def agreement(
     run_id: Annotated[str, typer.Argument(metavar="RUN", help="The labelled run.")],
-    db: Db,
+    db: ExistingDb,
     as_json: Annotated[bool, typer.Option("--json", help="Print the result as JSON.")] = False,
 ) -> None:
     """How far the run's labellers (models, people's sheets) agree on the error types of the

@@ -44,10 +44,10 @@ def export(
     from mathprobe import registry
     from mathprobe.reports import card as run_card
     from mathprobe.reports.summary import find_run
-    from mathprobe.runs import preflight
+    from mathprobe.runs import output_paths
 
     owned = reads(db, data_dir)
-    preflight.output_dir("--out", out, owned)
+    output_paths.output_dir("--out", out, owned)
     store = open_existing(db)
     run = find_run(store, run_id)
     bench = registry.get(run["benchmark"])
@@ -73,7 +73,7 @@ def export(
             paths.append(Path(f"{stem}{suffix}"))
         names = [p.name for p in paths]
         for name in names:                  # before anything in the folder is touched
-            preflight.not_owned("--out", out / name, owned)
+            output_paths.not_owned("--out", out / name, owned)
         mine = _manifest(out).get("files", {}) if not others else {}
         strangers = [n for n in names if (out / n).exists() and n not in mine]
         if strangers and not replace:

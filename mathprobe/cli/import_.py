@@ -29,21 +29,19 @@ def import_(
     where it defines them (CMMaTH authors' records)."""
     from mathprobe import registry
     from mathprobe.runs import import_results, preflight
+    from mathprobe.runs.importing import read_import
     from mathprobe.store import open_store
 
     preflight.check_run_id(run_id)
     bench = preflight.benchmark(benchmark)
-    if not file.is_file():                   # before the store is made, not after
-        raise MathprobeError(f"{file}: no such file" if not file.exists() else
-                             f"{file}: not a file")
     if fmt not in bench.result_formats():
         raise MathprobeError(f"--format {fmt!r}: {bench.title} results are imported from "
                              f"{', '.join(sorted(bench.result_formats()))}")
     preflight.store_path(db, data_path)
-    if not file.is_file():                     # before the store is created
-        raise MathprobeError(f"{file}: no such file")
+    folder = registry.resolve_data_dir(data_dir)
+    read = read_import(bench, folder, file, fmt)   # the whole file, before the store is touched
     store = open_store(db, data_path)
-    counts = import_results(store, bench, registry.resolve_data_dir(data_dir), file, run_id, fmt)
+    counts = import_results(store, bench, folder, file, run_id, fmt, read)
     err.print(import_summary(file, run_id, counts), soft_wrap=True, highlight=False)
 
 
@@ -57,11 +55,12 @@ def import_summary(file: Path, run_id: str, counts: dict, shown: int = 20) -> st
     if counts.get("from_file"):
         lines.append(f"{counts['from_file']} problem(s) not in the local data were taken from "
                      "the file itself")
-    skipped = counts.get("skipped") or []
-    if skipped:
-        lines.append(f"{len(skipped)} row(s) left out:")
-        lines += [f"  {s.line()}" for s in skipped[:shown]]
-        if len(skipped) > shown:
-            lines.append(f"  ... and {len(skipped) - shown} more (all counted in the run card)")
+    for rows, what in ((counts.get("skipped") or [], "left out"),
+                       (counts.get("flagged") or [], "kept but flagged")):
+        if rows:
+            lines.append(f"{len(rows)} row(s) {what}:")
+            lines += [f"  {s.line()}" for s in rows[:shown]]
+            if len(rows) > shown:
+                lines.append(f"  ... and {len(rows) - shown} more (all counted in the run card)")
     return "\n".join(lines)
 

@@ -88,7 +88,8 @@ def judge(
         repeats = [{"grader_a": first, "grader_b": f"judge:{r['judge']}",
                     **(agreement(store, run_id, first, f"judge:{r['judge']}") or {})}
                    for r in results[1:]]
-    out = {"run_id": run_id, "benchmark": bench.name, "rules_grader": bench.judge.rules_grader,
+    out = {"run_id": run_id, "benchmark": bench.name,
+           "rules_grader": judging.judge_of(bench).rules_grader,
            "judges": results, "repeats": repeats}
     if as_json:
         sys.stdout.write(json.dumps(out, indent=2, default=str) + "\n")

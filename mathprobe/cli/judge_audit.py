@@ -32,14 +32,17 @@ def judge_audit(
     repeat: Repeat = 1,
     show: Annotated[int, typer.Option("--show", help="With --run: list at most this many of the "
                                       "answers the graders disagree on.")] = 20,
-    audit_id: Annotated[str, typer.Option("--audit-id")] = "gradegpt-sample",
-    concurrency: Annotated[int, typer.Option("--concurrency")] = 16,
+    audit_id: Annotated[str, typer.Option("--audit-id", help="The audit's own run id in the "
+                                          "store (its rule verdicts and judge calls); reuse "
+                                          "it to resume.")] = "gradegpt-sample",
+    concurrency: Annotated[int, typer.Option("--concurrency", help="The judge's requests in "
+                                             "flight at most.")] = 16,
     limit: Annotated[int | None, typer.Option("--limit", help="Judge only the first N "
                                                  "records.")] = None,
     benchmark: Annotated[str | None, typer.Option(
         "--benchmark", help="The benchmark whose judge to audit (default: the one with an "
         "audit).")] = None,
-    as_json: Annotated[bool, typer.Option("--json")] = False,
+    as_json: Annotated[bool, typer.Option("--json", help="Print the result as JSON.")] = False,
 ) -> None:
     """Measure graders: with --run, two graders of a stored run against each other (agreement,
     Cohen's kappa, the confusion table, and the answers they disagree on, to read; views
@@ -72,13 +75,14 @@ def _audit_sample(db, data_dir, judge_spec, repeat, audit_id, concurrency, limit
     preflight.store_path(db)
     preflight.data(bench, data_dir)
     store = open_store(db)
-    rows = bench.judge.audit(store, registry.resolve_data_dir(data_dir), audit_id=audit_id,
-                             judge=judge_spec, concurrency=concurrency, limit=limit)
+    audit = judging.judge_of(bench).audit
+    rows = audit(store, registry.resolve_data_dir(data_dir), audit_id=audit_id,
+                 judge=judge_spec, concurrency=concurrency, limit=limit)
     for k in range(2, repeat + 1):          # the same judge again: its own rows
         again = judging.with_repeat(judge_spec, k)
-        rows += [r for r in bench.judge.audit(store, registry.resolve_data_dir(data_dir),
-                                              audit_id=audit_id, judge=again,
-                                              concurrency=concurrency, limit=limit)
+        rows += [r for r in audit(store, registry.resolve_data_dir(data_dir),
+                                  audit_id=audit_id, judge=again,
+                                  concurrency=concurrency, limit=limit)
                  if r["grader"] != "rules"]
     if as_json:
         sys.stdout.write(json.dumps(rows, indent=2, default=str) + "\n")
@@ -121,7 +125,7 @@ def audit_run(db: str, run_id: str, graders: str | None, judge_spec: str | None,
             judging.judge_run(store, bench, items, run_id, spec, concurrency=concurrency)
         pairs = [(f"judge:{specs[0]}", f"judge:{s}") for s in specs[1:]]
         if not pairs:
-            pairs = [(bench.judge.rules_grader, f"cascade:{specs[0]}")]
+            pairs = [(judging.judge_of(bench).rules_grader, f"cascade:{specs[0]}")]
     elif repeat > 1:
         raise MathprobeError("--repeat goes with --judge BACKEND:NAME")
     have = grading.graders_of(store, [run_id])[run_id]

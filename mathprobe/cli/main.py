@@ -40,7 +40,7 @@ from mathprobe.cli import (
     store,
     triton,
 )
-from mathprobe.cli.common import DEBUG, err
+from mathprobe.cli.common import DEBUG, VERBOSE, err
 from mathprobe.cli.exits import EXIT_CODES, release_frames
 from mathprobe.errors import Exit, MathprobeError
 
@@ -68,10 +68,17 @@ def _options(
                                           help="Print the version and exit.")] = False,
     debug: Annotated[bool, typer.Option("--debug", help="Show the traceback of an error "
                                         "(also accepted after the command).")] = False,
+    verbose: Annotated[bool, typer.Option("--verbose", help="Show Prefect's own log lines on "
+                                          "the console, in a terminal too (where they are left "
+                                          "out by default: the progress bar and report say the "
+                                          "same; the Prefect UI keeps them); also accepted "
+                                          "after the command.")] = False,
 ) -> None:
     """mathprobe: concept-wise math benchmark evaluation."""
     if debug:
         DEBUG.set()
+    if verbose:
+        VERBOSE.set()
     if ctx.invoked_subcommand is None:
         typer.echo(ctx.get_help())
         raise typer.Exit()
@@ -101,18 +108,22 @@ def main(argv: list[str] | None = None) -> None:
     """The `mathprobe` entry point: exit statuses as documented (EXIT_CODES), a user error as
     one `error:` line, a traceback only with --debug (anywhere on the line) or for a bug."""
     args = list(sys.argv[1:] if argv is None else argv)
-    if "--debug" in args[1:]:               # accepted after the command too
-        args.remove("--debug")
-        args.insert(0, "--debug")
+    for flag in ("--debug", "--verbose"):   # accepted after the command too
+        if flag in args[1:]:
+            args.remove(flag)
+            args.insert(0, flag)
     if "--debug" in args or _env_flag("MATHPROBE_DEBUG"):
         DEBUG.set()
     # a closed terminal stops a command as SIGTERM does (a run in a flow: marked interrupted,
     # its answers kept); by default SIGHUP killed it on the spot, its run left `running`
     if threading.current_thread() is threading.main_thread():
         signal.signal(signal.SIGHUP, _as_sigterm)
+    from mathprobe.runs.preflight import check_environment
     from mathprobe.store.duckdb_store import pandas_hidden
 
     try:
+        if not {"--help", "-h", "--version"} & set(args):
+            check_environment()                 # every MATHPROBE_* setting, as its flag is
         with pandas_hidden():
             code = app(args=args, prog_name="mathprobe", standalone_mode=False)
         if code == Exit.INTERRUPTED:            # typer turns Ctrl-C into this exit status

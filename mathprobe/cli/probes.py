@@ -26,7 +26,10 @@ ProbeModel = Annotated[str, typer.Option("--model", help=MODELS_HELP + ".")]
 Limit = Annotated[int | None, typer.Option("--limit", help="About N questions: a seeded "
                                               "stratified sample over the benchmark's strata "
                                               "(ConceptMath: system and concept).")]
-OptionalRunId = Annotated[str | None, typer.Option("--run-id")]
+OptionalRunId = Annotated[str | None, typer.Option("--run-id", help="Run id; reuse it to "
+                                                   "resume (default: BENCHMARK-MODEL-SETTING, "
+                                                   "the probe's setting; with both methods, "
+                                                   "ID-METHOD each).")]
 RetryFailed = Annotated[bool, typer.Option("--retry-failed", help="Re-drive only the calls "
                                            "that failed.")]
 TritonUrl = Annotated[str | None, typer.Option("--triton-url", help="HOST:PORT of the Triton "
@@ -97,7 +100,7 @@ def _emit_probe(out: dict, as_json: bool) -> None:
     a probe run has calls that failed for good."""
     from rich.table import Table
 
-    from mathprobe.reports.summary import failure_lines
+    from mathprobe.reports.notes import failure_lines
 
     if as_json:
         sys.stdout.write(json.dumps(out, indent=2, default=str) + "\n")

@@ -8,14 +8,25 @@ from typing import Annotated
 import typer
 from rich.text import Text
 
-from mathprobe.cli.common import DataDir, Db, emit, err, existing, open_existing, reads
+from mathprobe.cli.common import (
+    DataDir,
+    ExistingDb,
+    emit,
+    err,
+    existing,
+    open_existing,
+    reads,
+)
 from mathprobe.errors import MathprobeError
 
 
 def report(
-    db: Db,
+    db: ExistingDb,
     run_id: Annotated[str | None, typer.Option("--run-id", help="The run to report.")] = None,
-    grader: Annotated[str | None, typer.Option("--grader")] = None,
+    grader: Annotated[str | None, typer.Option("--grader", help="Report the verdicts of this "
+                                                  "grader (default: the benchmark's first, or "
+                                                  "a judged run's cascade); a name the run "
+                                                  "lacks is refused with those it has.")] = None,
     as_json: Annotated[bool, typer.Option("--json", help="Print the report as JSON.")] = False,
     html: Annotated[Path | None, typer.Option(
         "--html", help="Write a self-contained HTML report (plots, intervals, glossary, item "
@@ -49,12 +60,14 @@ def report(
 def write_html(db: str, run_id: str | None, runs: str | None, html: Path, *,
                grader: str | None, figures: Path | None, data_dir: Path | None) -> None:
     """`report --html`: the report of --run-id or of --runs A,B,... (the first the baseline)."""
-    from mathprobe.runs import preflight
+    from mathprobe import extras
+    from mathprobe.runs import output_paths
 
+    extras.require("html", "--html")
     owned = reads(db, data_dir)
-    preflight.output_file("--html", html, owned)          # before any work, not after it
+    output_paths.output_file("--html", html, owned)          # before any work, not after it
     if figures is not None:
-        preflight.output_dir("--figures", figures, owned)
+        output_paths.output_dir("--figures", figures, owned)
     ids = [r.strip() for r in (runs or "").split(",") if r.strip()] + ([run_id] if run_id else [])
     if not ids:
         raise MathprobeError("--html needs --run-id ID or --runs A,B,...")

@@ -18,6 +18,7 @@ from mathprobe.cli.common import (
     DataPath,
     Db,
     RunId,
+    Samples,
     emit,
     err,
     importing,
@@ -47,7 +48,9 @@ def run(
                                                "at the token cap (truncated).")] = False,
     max_cost: Annotated[float | None, typer.Option("--max-cost", help="Stop issuing "
                                                       "requests once the run cost this (USD).")] = None,
-    temperature: Annotated[float | None, typer.Option("--temperature")] = None,
+    temperature: Annotated[float | None, typer.Option("--temperature", help="Sampling "
+                                                     "temperature, 0..2 (default: the "
+                                                     "paper's).")] = None,
     max_tokens: Annotated[int | None, typer.Option("--max-tokens", help="Most new tokens per "
                                                      "answer, a reasoning model's reasoning "
                                                      "included (default: the paper's; for a "
@@ -63,6 +66,11 @@ def run(
     as_json: Annotated[bool, typer.Option("--json", help="Print the report as JSON.")] = False,
     data_path: DataPath = None,
     batch: Batch = False,
+    samples: Samples = None,
+    seed: Annotated[int | None, typer.Option("--seed", help="The chance baseline's draws "
+                                                "(baseline:random; they also depend on the "
+                                                "setting): the same seed, the same answers "
+                                                "(default 0; recorded with the run).")] = None,
     backend_options: dict | None = None,
 ) -> None:
     """Run the `eval` flow locally and print the report. The same --run-id resumes."""
@@ -74,7 +82,8 @@ def run(
                                 concurrency=concurrency, max_cost=max_cost,
                                 temperature=temperature, max_tokens=max_tokens,
                                 request_timeout=request_timeout, judge=judge, data_path=data_path,
-                                backend_options=options, batch=batch)
+                                backend_options=options, batch=batch, samples=samples,
+                                seed=seed)
     stored = _stored_report(db, plan, limit, retry_failed, judge, data_path)
     if stored is not None:                 # nothing left to do: no Prefect at all
         emit(stored, as_json)
@@ -90,7 +99,8 @@ def run(
                            max_cost=max_cost, temperature=temperature, max_tokens=max_tokens,
                            request_timeout=request_timeout, triton_url=triton_url,
                            judge=judge, data_path=data_path, backend_options=options,
-                           batch=batch)
+                           batch=batch, samples=samples,
+                           seed=seed)
     emit(report, as_json)
     raise typer.Exit(run_exit_code(report))
 
@@ -102,7 +112,7 @@ def _stored_report(db: str, plan, limit: int | None, retry_failed: bool,
     from mathprobe.runs.finished import finished
 
     store = finished(db, plan.bench, plan.data_dir, plan.run_id, limit, retry_failed, judge,
-                     data_path, params=plan.params)
+                     data_path, params=plan.params, samples=plan.samples)
     if store is None:
         return None
     err.print(Text(f"run {plan.run_id}: nothing left to ask or grade; its stored report:",

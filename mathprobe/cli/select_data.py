@@ -52,14 +52,14 @@ def select_data(
     chat-format JSONL and records the selection in the store."""
     from mathprobe import extras, registry
     from mathprobe.contract import SelectOptions
-    from mathprobe.runs import preflight
+    from mathprobe.runs import output_paths, preflight
 
     preflight.check_counts(weakest=weakest, per_concept=per_concept, mix_ratio=mix_ratio,
                            seed=seed)
     extras.require("select", "select-data")
     existing(db)
     local = [Path(p) for p in [*corpus, *(mix or [])] if "://" not in p]
-    preflight.output_file("--out", out, reads(db, data_dir, *local, train))
+    output_paths.output_file("--out", out, reads(db, data_dir, *local, train))
     from mathprobe.reports.selection import check_grader, default_grader, find_run
     from mathprobe.store import open_store
 

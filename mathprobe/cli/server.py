@@ -10,9 +10,18 @@ import typer
 from mathprobe.backends.secrets import prefect_setting
 from mathprobe.warm import control
 from mathprobe.warm.control import state_dir
-from mathprobe.warm.server import DEFAULT_PORT, healthy, recorded, stale, start, stop
+from mathprobe.warm.server import (
+    AUTO_IDLE_S,
+    DEFAULT_PORT,
+    healthy,
+    recorded,
+    stale,
+    start,
+    stop,
+)
 
-app = typer.Typer(help="A local Prefect server for mathprobe runs: start it once, and every run "
+app = typer.Typer(help="The local Prefect server mathprobe runs use: the first run starts it "
+                       "(it stops once unused), `start` starts it for good; every run then "
                        "connects in well under a second and shows in its UI.",
                   no_args_is_help=True)
 
@@ -20,19 +29,25 @@ app = typer.Typer(help="A local Prefect server for mathprobe runs: start it once
 @app.command("start")
 def start_command(
     port: Annotated[int | None, typer.Option("--port", help="Port on 127.0.0.1 (default "
-                                                f"{DEFAULT_PORT}, or a free one).")] = None,
+                                                "$PREFECT_SERVER_API_PORT, else "
+                                                f"{DEFAULT_PORT}; a free one where that is "
+                                                "taken).")] = None,
+    idle_timeout: Annotated[float | None, typer.Option(
+        "--idle-timeout", help="Stop the server once no command has used it for this many "
+        f"seconds (default: never; a server a run started itself: {AUTO_IDLE_S:.0f}).")] = None,
 ) -> None:
     """Start a Prefect server in the background (on your Prefect database, PREFECT_HOME; its
-    record and log under $MATHPROBE_STATE_DIR/server) and wait until it answers."""
+    record and log under $MATHPROBE_STATE_DIR/server) and wait until it answers. One a run
+    started is kept from now on (or given --idle-timeout)."""
     from mathprobe.runs.preflight import check_counts
 
-    check_counts(port=port)
+    check_counts(port=port, idle_timeout=idle_timeout)
     t = time.monotonic()
     before = recorded()
     was_stale = before is not None and not before.alive()
-    server, started = start(port)
+    server, started = start(port, idle_s=idle_timeout)
     say = typer.echo
-    if was_stale:
+    if was_stale and before is not None:
         say(f"({stale(before)}; starting a new one)")
     if started:
         say(f"Prefect server started in {time.monotonic() - t:.1f} s (pid {server.pid}).")
@@ -60,7 +75,7 @@ def _warm_line(pid: int) -> str:
 def stop_command() -> None:
     """Stop the server `mathprobe server start` started."""
     server, stopped = stop()
-    if stopped:
+    if stopped and server is not None:
         typer.echo(f"Prefect server stopped (pid {server.pid}).")
     elif server is not None:
         typer.echo(f"Nothing to stop: {stale(server)}; its record is removed.")
@@ -73,14 +88,17 @@ def status_command() -> None:
     """Which Prefect server mathprobe commands use now."""
     configured = prefect_setting("PREFECT_API_URL")
     server = recorded()
-    running = server is not None and server.alive()
-    if configured and not (running and configured == server.api_url):
+    live = server if server is not None and server.alive() else None
+    running = live is not None
+    if configured and not (live is not None and configured == live.api_url):
         typer.echo(f"PREFECT_API_URL={configured}: commands use that server "
                    f"({'answering' if healthy(configured) else 'NOT answering'}).")
-    if running:
-        typer.echo(f"mathprobe server: running (pid {server.pid}), "
-                   f"{'healthy' if server.healthy() else 'NOT answering'}\n"
-                   f"  UI:  {server.ui_url}\n  API: {server.api_url}\n  log: {server.log}")
+    if live is not None:
+        typer.echo(f"mathprobe server: running (pid {live.pid}), "
+                   f"{'healthy' if live.healthy() else 'NOT answering'}"
+                   + (f", stops once unused for {live.idle_s:.0f} s" if live.idle_s else "")
+                   + "\n"
+                   f"  UI:  {live.ui_url}\n  API: {live.api_url}\n  log: {live.log}")
         runner = control.ask_status()
         typer.echo(f"warm runner: ready (pid {runner['pid']}), {runner['served']} command(s) "
                    f"served, {runner['running']} running" if runner else
@@ -90,5 +108,6 @@ def status_command() -> None:
         typer.echo(f"Stale record: {stale(server)}. "
                    "`mathprobe server start` starts a new one (and replaces the record).")
     if not configured and not running:
-        typer.echo("No Prefect server: each run starts a temporary one (about 10 s). "
-                   "`mathprobe server start` makes runs connect in well under a second.")
+        typer.echo("No Prefect server: the next run starts one (10-20 s; it stops once unused "
+                   f"for {AUTO_IDLE_S / 60:.0f} min). `mathprobe server start` starts it now, "
+                   "for good.")

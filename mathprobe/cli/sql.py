@@ -5,23 +5,23 @@ from typing import Annotated
 
 import typer
 
-from mathprobe.cli.common import Db, existing, reads
+from mathprobe.cli.common import ExistingDb, existing, reads
 from mathprobe.errors import MathprobeError
 
 
 def sql(
     query: Annotated[str, typer.Argument(help="SQL to run, e.g. 'FROM wemath_four_dimensional', "
                                          "or COPY (FROM view) TO 'file.csv' to export.")],
-    db: Db,
+    db: ExistingDb,
 ) -> None:
     """Query the store read-only (the same as the duckdb CLI, without installing it)."""
     import duckdb
 
-    from mathprobe.runs import preflight
+    from mathprobe.runs import output_paths
     from mathprobe.store.errors import connect
     from mathprobe.store.lake import connect as connect_lake
     loc = existing(db)
-    preflight.sql_outputs(query, reads(db))      # COPY ... TO the store would overwrite it
+    output_paths.sql_outputs(query, reads(db))      # COPY ... TO the store would overwrite it
     if loc.is_lake:
         con = connect_lake(loc, read_only=True)
     else:

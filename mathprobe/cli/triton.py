@@ -19,20 +19,25 @@ app = typer.Typer(help="Triton Inference Server: serve the model repository, bui
 def triton_serve(
     model_dir: Annotated[Path, typer.Option("--model-dir", help="A transformers model directory "
                                             "(config.json, weights, tokenizer/processor).")],
-    grpc_port: Annotated[int, typer.Option("--grpc-port")] = 8001,
-    http_port: Annotated[int, typer.Option("--http-port")] = 8000,
-    model_repository: Annotated[Path | None, typer.Option("--model-repository")] = None,
-    log_file: Annotated[Path | None, typer.Option("--log-file")] = None,
+    grpc_port: Annotated[int, typer.Option("--grpc-port", help="Port of the gRPC endpoint "
+                                           "(what --triton-url names).")] = 8001,
+    http_port: Annotated[int, typer.Option("--http-port", help="Port of the HTTP endpoint "
+                                           "(health, metadata).")] = 8000,
+    model_repository: Annotated[Path | None, typer.Option(
+        "--model-repository", help="The Triton model repository to serve (default: "
+        "mathprobe's, triton_models/).")] = None,
+    log_file: Annotated[Path | None, typer.Option("--log-file", help="Keep tritonserver's log "
+                                                  "in this file (default: not kept).")] = None,
 ) -> None:
     """Start tritonserver (the nvidia-pytriton binary, CPU) and serve until Ctrl-C / SIGTERM."""
     import signal
 
     from mathprobe import extras
-    from mathprobe.runs import preflight
+    from mathprobe.runs import output_paths, preflight
 
     preflight.check_counts(grpc_port=grpc_port, http_port=http_port)
     if log_file is not None:
-        preflight.output_file("--log-file", log_file)
+        output_paths.output_file("--log-file", log_file)
     extras.require("triton", "mathprobe triton serve")
     from mathprobe.serving.triton_server import MODEL_REPOSITORY, TritonServer
 
@@ -46,12 +51,12 @@ def triton_serve(
     for sig in (signal.SIGINT, signal.SIGTERM):
         signal.signal(sig, lambda *_: stop.set())
     try:
-        while not stop.is_set() and server.proc.poll() is None:
+        while not stop.is_set() and server.process.poll() is None:
             stop.wait(1)
     finally:
         server.stop()
-    if server.proc.returncode not in (0, -15, None) and not stop.is_set():
-        raise MathprobeError(f"tritonserver exited with code {server.proc.returncode}")
+    if server.process.returncode not in (0, -15, None) and not stop.is_set():
+        raise MathprobeError(f"tritonserver exited with code {server.process.returncode}")
     err.print("tritonserver stopped")
 
 
@@ -59,14 +64,15 @@ def triton_serve(
 def triton_tiny_model(
     out: Annotated[Path, typer.Argument(help="Directory to write the model to.")],
     kind: Annotated[str, typer.Option("--kind", help="vlm (image-text-to-text) or text")] = "vlm",
-    seed: Annotated[int, typer.Option("--seed")] = 0,
+    seed: Annotated[int, typer.Option("--seed", help="Seed of the random weights (the same "
+                                      "seed, the same model).")] = 0,
 ) -> None:
     """Build a tiny randomly initialised model with an in-process trained tokenizer (offline)."""
     from mathprobe import extras
-    from mathprobe.runs import preflight
+    from mathprobe.runs import output_paths, preflight
 
     preflight.check_counts(seed=seed)
-    preflight.output_dir("OUT", out)
+    output_paths.output_dir("OUT", out)
     extras.require("triton", "mathprobe triton tiny-model", ("torch", "transformers"))
     from mathprobe.serving import tiny_model
 

@@ -18,13 +18,14 @@ from typing import Any
 
 import duckdb
 
+from mathprobe.contract import Section
 from mathprobe.reports.selection import find_run
 from mathprobe.store import Store
 
 JUDGE_MARK = "@judge:"
 # card sections that are a run's own by nature: never reported as a difference
 OWN = ("run", "counts", "tokens", "cost_usd", "timing", "sessions", "served_models", "verdicts",
-       "judge_runs", "recorded")
+       "judge_runs", "recorded", "sample_counts")
 
 
 def build(store: Store, run_id: str) -> dict[str, Any]:
@@ -44,6 +45,10 @@ def build(store: Store, run_id: str) -> dict[str, Any]:
                                                   "n_ok", "n_missing", "n_refused",
                                                   "n_infra_failed", "n_truncated",
                                                   "n_judge_failed")}
+    sampled = store.query_dicts("SELECT * EXCLUDE (run_id) FROM sample_summary WHERE "
+                                "run_id = ?", [run_id]) if run.get("samples", 1) > 1 else []
+    if sampled:                     # --samples K: the answers of every sample, by status
+        card["sample_counts"] = sampled[0]
     card["tokens"] = {"input": run["input_tokens"], "output": run["output_tokens"],
                       "reasoning": run.get("reasoning_tokens")}
     card["cost_usd"] = float(run["cost_usd"] or 0.0)
@@ -59,7 +64,7 @@ def build(store: Store, run_id: str) -> dict[str, Any]:
          "served_models": served_models(store, r["run_id"])}
         for (jid,) in store.query("SELECT run_id FROM runs WHERE starts_with(run_id, ?) "
                                   "ORDER BY run_id", [run_id + JUDGE_MARK])
-        for r in [store.run(jid)]]
+        for r in [store.stored_run(jid)]]
     return card
 
 
@@ -142,3 +147,28 @@ def markdown(card: dict[str, Any]) -> str:
 def _md(v: Any) -> str:
     text = v if isinstance(v, str) else json.dumps(v, ensure_ascii=False, default=str)
     return text.replace("|", "\\|").replace("\n", " ")
+
+
+def differences_section(store: Store, runs: list[dict[str, Any]]) -> Section | None:
+    """What differs between each run's card and the baseline's, in the fields that decide a
+    figure (`differences`), for `compare`; None when every card agrees (or one run)."""
+    if len(runs) < 2:
+        return None
+    base = build(store, runs[0]["run_id"])
+    rows = []
+    for r in runs[1:]:
+        for key, a, b in differences(base, build(store, r["run_id"])):
+            rows.append((r["run_id"], key, _shown(a), _shown(b)))
+    if not rows:
+        return None
+    return Section(f"Run cards: what differs from the baseline {runs[0]['run_id']}",
+                   ("run", "card field", "baseline", "run"), tuple(rows),
+                   "mathprobe card RUN shows a whole card; fields a run records only since "
+                   "run cards show as None for runs made before them")
+
+
+def _shown(value: Any) -> str:
+    if value is None:
+        return "None"
+    text = value if isinstance(value, str) else json.dumps(value, ensure_ascii=False, default=str)
+    return text if len(text) <= 80 else text[:77] + "..."

@@ -2,8 +2,9 @@
 95% interval (`mathprobe.reports.stats`: Wilson for shares of independent items, else the bootstrap
 over units) and n, and each run against the first (the baseline) with the paired difference, its
 interval (Tango's score interval for paired right/wrong items, else the paired bootstrap) and a
-p-value (exact McNemar for right/wrong shares, the paired bootstrap otherwise), adjusted for the
-many figures of a table by Benjamini-Hochberg (docs/intervals.md).
+p-value (exact McNemar for right/wrong shares, the paired bootstrap otherwise, the exact sign
+test of the units that moved where too few moved for the bootstrap: stats.MIN_N), adjusted for
+the many figures of a table by Benjamini-Hochberg (docs/intervals.md).
 
 What is compared, and how, is each benchmark's `Comparison` (mathprobe.contract): its figure-units
 view, its tables (rows per run, or the paper's rows per model with a column group per setting
@@ -12,7 +13,6 @@ plots. This module only computes; `mathprobe.reports.compare_render` shows the r
 """
 from __future__ import annotations
 
-import json
 import warnings
 from collections.abc import Sequence
 from dataclasses import dataclass, field, replace
@@ -23,18 +23,19 @@ import numpy as np
 from mathprobe import registry
 from mathprobe.contract import Benchmark, Plot, Section, Stat, Table
 from mathprobe.errors import MathprobeError
-from mathprobe.figures import Ranking
+from mathprobe.figures import Ranking, sampled_plots
 from mathprobe.reports import card as run_card
 from mathprobe.reports import error_analysis, intervals, stats, units
 from mathprobe.reports.graders import GraderFigure, compare_graders
 from mathprobe.reports.selection import check_grader, default_graders, find_run
+from mathprobe.reports.unit_sums import UnitSums
 from mathprobe.runs.judging import JUDGE_RUN_MARK
 from mathprobe.runs.labelling import LABEL_RUN_MARK
 from mathprobe.store import Store
 
-# how a difference's interval was made (`Difference.ci_method`)
-TANGO = "tango"                   # Tango's score interval of paired right/wrong items
-TANGO_UNITS = "tango-units"       # the paired bootstrap collapsed: Tango over the m units
+# how a difference's interval was made (`Difference.ci_method`; named in stats.METHODS)
+TANGO = stats.TANGO               # Tango's score interval of paired right/wrong items
+TANGO_UNITS = stats.TANGO_UNITS   # the paired bootstrap collapsed: Tango over the m units
 
 
 @dataclass
@@ -42,7 +43,8 @@ class Difference:
     """Run `run_b` minus the baseline `run_a` on one figure, over the units both have (over
     the items both graded where the test is McNemar's). `p_adjusted`: the Benjamini-Hochberg
     adjusted p-value within `family` (the table the figure belongs to; its `family_size`
-    figures tested for this run); `significant`: p_adjusted < 0.05. `better`: which way is
+    figures tested for this run); `significant`: by `stats.significant` (p_adjusted < 0.05 and
+    an interval clear of 0), the one rule every output marks by. `better`: which way is
     better for the figure; `improved`: the difference goes that way (None: no direction, or
     no change)."""
     run_a: str
@@ -52,10 +54,10 @@ class Difference:
     ci_low: float | None
     ci_high: float | None
     n: int                       # units (problems, questions) both runs have; McNemar: items
-    test: str                    # 'mcnemar' | 'bootstrap'
+    test: str                    # 'mcnemar' | 'sign' | 'bootstrap' (stats.MIN_N)
     p_value: float | None
-    significant: bool
-    only_a: int | None = None    # McNemar: right in run_a only
+    significant: bool            # stats.significant: the one rule every output marks by
+    only_a: int | None = None    # McNemar: right in run_a only; sign: units higher in run_a
     only_b: int | None = None
     ci_method: str = stats.BOOTSTRAP
     p_adjusted: float | None = None
@@ -99,6 +101,7 @@ class BenchComparison:
     # why the runs failed: their error types (mathprobe.reports.error_analysis), if labelled
     errors: dict[str, Any] | None = None
     rankings: list[Ranking] = field(default_factory=list)       # e.g. each run's weakest concepts
+    notes: dict[str, list[str]] = field(default_factory=dict)    # run id -> (notes.attach)
 
     def _table_runs(self, table: Table) -> list[dict[str, Any]]:
         """The runs that have a figure of `table` (e.g. probe runs only in probe tables)."""
@@ -156,72 +159,28 @@ def compare(store: Store, run_ids: Sequence[str] = (), *, benchmark: str | None 
         for r in bench_runs:
             r["grader"] = grader or chosen[r["run_id"]]
         out.append(compare_benchmark(store, bench, bench_runs, resamples=resamples, seed=seed))
-        cards = card_differences(store, bench_runs)
+        cards = run_card.differences_section(store, bench_runs)
         if cards is not None:
             out[-1].sections.append(cards)
     return ComparisonResult(out, resamples, seed, stats.CONFIDENCE)
-
-
-def card_differences(store: Store, runs: list[dict[str, Any]]) -> Section | None:
-    """What differs between each run's card and the baseline's, in the fields that decide a
-    figure (mathprobe.reports.card.differences); None when every card agrees (or one run)."""
-    if len(runs) < 2:
-        return None
-    base = run_card.build(store, runs[0]["run_id"])
-    rows = []
-    for r in runs[1:]:
-        for key, a, b in run_card.differences(base, run_card.build(store, r["run_id"])):
-            rows.append((r["run_id"], key, _shown(a), _shown(b)))
-    if not rows:
-        return None
-    return Section(f"Run cards: what differs from the baseline {runs[0]['run_id']}",
-                   ("run", "card field", "baseline", "run"), tuple(rows),
-                   "mathprobe card RUN shows a whole card; fields a run records only since "
-                   "run cards show as None for runs made before them")
-
-
-def _shown(value: Any) -> str:
-    if value is None:
-        return "None"
-    text = value if isinstance(value, str) else json.dumps(value, ensure_ascii=False, default=str)
-    return text if len(text) <= 80 else text[:77] + "..."
 
 
 def compare_benchmark(store: Store, bench: Benchmark, runs: list[dict[str, Any]], *,
                       resamples: int = stats.RESAMPLES, seed: int = stats.SEED) -> BenchComparison:
     spec = bench.comparison
     frame = units.read(store, spec.units, [(r["run_id"], r["grader"]) for r in runs])
-    present = set(frame.cells)
-    tables = []
-    for t in spec.tables(store, present):       # only the figures some run has a cell for
-        kept = tuple(s for s in t.stats if any(c in present for c in s.cells))
-        if kept:
-            tables.append(replace(t, stats=kept))
-    all_stats = list({s.key: s for t in tables for s in t.stats}.values())
-    compiled = stats.Compiled(all_stats, frame.cell_index)
+    tables = _with_cells(spec.tables(store, set(frame.cells)), set(frame.cells))
     result = BenchComparison(bench.name, bench.title, runs, tables, {}, weakest=spec.weakest,
                              settings=tuple(bench.settings), baseline=runs[0]["run_id"])
-    base_id = runs[0]["run_id"]
-    base = None
-    families = _families(tables)              # stat key -> the table its differences belong to
     for r in runs:
-        ru = frame.runs.get(r["run_id"])
-        if ru is None:
-            result.figures[r["run_id"]] = {}
-            continue
-        point, reps = _evaluate(compiled, ru.num, ru.den, resamples, seed)
-        lo, hi, methods = compiled.intervals(point, reps, ru)
-        sizes = compiled.sizes(*stats.full_sums(ru.num, ru.den))
-        result.figures[r["run_id"]] = {
-            s.key: stats.Estimate(_f(point[k]), _f(lo[k]), _f(hi[k]), *sizes[k], methods[k])
-            for k, s in enumerate(all_stats) if not np.isnan(point[k])}
-        this = _Evaluated(r["run_id"], ru, point, reps,
-                          stats.binary_outcomes(ru.rows, len(frame.cells)), ru.binary_cells())
-        if r["run_id"] == base_id:
-            base = this
-        elif base is not None:
-            result.differences += _adjusted(
-                _differences(compiled, base, this, set(families), resamples, seed), families)
+        result.figures[r["run_id"]] = {}
+    compiled = _evaluate_runs(result, frame, tables, resamples, seed)
+    sampled = [(r["run_id"], r["grader"]) for r in runs if (r.get("samples") or 1) > 1]
+    if sampled:                      # --samples K: the sampled figures, from a frame of their own
+        more = units.read(store, spec.sampled_units, sampled)
+        extra = _with_cells(spec.sampled_tables(store, set(more.cells)), set(more.cells))
+        _evaluate_runs(result, more, extra, resamples, seed)
+        result.tables = tables = tables + extra
     result.runs_of = {t.key: result._table_runs(t) for t in tables}
     for t in tables:
         if t.rows == "model":
@@ -238,9 +197,48 @@ def compare_benchmark(store: Store, bench: Benchmark, runs: list[dict[str, Any]]
     result.graders = compare_graders(store, bench, runs, result.headline, resamples, seed)
     shown = {r["run_id"]: {k: e.as_dict() for k, e in f.items()} for r in runs
              for f in [result.figures[r["run_id"]]]}
-    result.plots = spec.plots(store, shown, runs)
+    result.plots = spec.plots(store, shown, runs) + (sampled_plots(shown) if sampled else [])
     result.errors = error_analysis.build(store, bench, runs)
     return result
+
+
+def _with_cells(declared: Sequence[Table], present: set[str]) -> list[Table]:
+    """The declared tables with only the figures some run has a cell for (none: left out)."""
+    tables = []
+    for t in declared:
+        kept = tuple(s for s in t.stats if any(c in present for c in s.cells))
+        if kept:
+            tables.append(replace(t, stats=kept))
+    return tables
+
+
+def _evaluate_runs(result: BenchComparison, frame: units.Frame, tables: list[Table],
+                   resamples: int, seed: int) -> stats.Compiled:
+    """Every figure of `tables` for each run of `result` from `frame` (its figures added to
+    the run's), and each run against the baseline (the first run) where both have rows."""
+    all_stats = list({s.key: s for t in tables for s in t.stats}.values())
+    compiled = stats.Compiled(all_stats, frame.cell_index)
+    base_id = result.runs[0]["run_id"]
+    base = None
+    families = _families(tables)              # stat key -> the table its differences belong to
+    for r in result.runs:
+        ru = frame.runs.get(r["run_id"])
+        if ru is None:
+            continue
+        point, reps = _evaluate(compiled, ru.sums, resamples, seed)
+        lo, hi, methods = compiled.intervals(point, reps, ru)
+        sizes = compiled.sizes(*stats.full_sums(ru.sums))
+        result.figures[r["run_id"]].update({
+            s.key: stats.Estimate(_f(point[k]), _f(lo[k]), _f(hi[k]), *sizes[k], methods[k])
+            for k, s in enumerate(all_stats) if not np.isnan(point[k])})
+        this = _Evaluated(r["run_id"], ru, point, reps,
+                          stats.binary_outcomes(ru.rows, len(frame.cells)), ru.binary_cells())
+        if r["run_id"] == base_id:
+            base = this
+        elif base is not None:
+            result.differences += _adjusted(
+                _differences(compiled, base, this, set(families), resamples, seed), families)
+    return compiled
 
 
 def headline_stat(spec, tables: Sequence[Table]) -> Stat | None:
@@ -258,12 +256,12 @@ def _f(x: float) -> float | None:
     return None if x is None or np.isnan(x) else float(x)
 
 
-def _evaluate(compiled: stats.Compiled, num, den, resamples: int, seed: int
+def _evaluate(compiled: stats.Compiled, sums: UnitSums, resamples: int, seed: int
               ) -> tuple[np.ndarray, np.ndarray]:
-    """(point estimates, resampled values) of every stat over the rows of num, den."""
-    n_sum, d_sum = stats.full_sums(num, den)
+    """(point estimates, resampled values) of every stat over the units' sums."""
+    n_sum, d_sum = stats.full_sums(sums)
     point = compiled.evaluate(n_sum[None, :], d_sum[None, :])[0]
-    reps = compiled.evaluate(*stats.resample_sums(num, den, resamples, seed))
+    reps = compiled.evaluate(*stats.resample_sums(sums, resamples, seed))
     return point, reps
 
 
@@ -293,15 +291,17 @@ def _differences(compiled: stats.Compiled, a: _Evaluated, b: _Evaluated, keys: s
     """b minus a on every figure of `keys`, over the units both have: a share of independent
     right/wrong items (both runs) over the items both graded, with Tango's interval; any other
     figure with the paired bootstrap's, or where that collapsed to a point, Tango's over the
-    units (how many moved up, how many down)."""
+    units (how many moved up, how many down). The test: McNemar's for right/wrong items, else
+    the paired bootstrap, or the sign test of the moved units where fewer than its minimum
+    moved (stats.MIN_N)."""
     common = np.intersect1d(a.units.units, b.units.units, assume_unique=True)
     if not len(common):                                   # nothing both runs answered
         return []
     if len(common) == len(a.units.units) == len(b.units.units):   # the same units: paired
         pa, ra, pb, rb = a.point, a.reps, b.point, b.reps
     else:
-        pa, ra = _evaluate(compiled, *a.units.on(common), resamples, seed)
-        pb, rb = _evaluate(compiled, *b.units.on(common), resamples, seed)
+        pa, ra = _evaluate(compiled, a.units.on(common), resamples, seed)
+        pb, rb = _evaluate(compiled, b.units.on(common), resamples, seed)
     diff, reps = pb - pa, rb - ra
     lo, hi = stats.interval(diff, reps)
     p_boot = stats.bootstrap_p(reps)
@@ -313,16 +313,24 @@ def _differences(compiled: stats.Compiled, a: _Evaluated, b: _Evaluated, keys: s
             continue
         c = cell_of.get(k)
         d = Difference(a.run_id, b.run_id, s.key, float(diff[k]), _f(lo[k]), _f(hi[k]),
-                       len(common), "bootstrap", float(p_boot[k]), False, better=s.better)
+                       len(common), stats.BOOTSTRAP_TEST, float(p_boot[k]), False,
+                       better=s.better)
         if c is not None and c in a.binary and c in b.binary:
             pairs, d.only_a, d.only_b = stats.discordant(a.binary[c], b.binary[c])
-            d.test = "mcnemar"
+            d.test = stats.MCNEMAR
             if a.independent[c] and b.independent[c] and pairs:
                 d.diff, d.n, d.ci_method = (d.only_b - d.only_a) / pairs, pairs, TANGO
                 paired.append((d, d.only_b, d.only_a, pairs))
-        if d.ci_method != TANGO and not (d.ci_high is not None and d.ci_low is not None
-                                         and d.ci_high > d.ci_low):
+        collapsed_here = d.ci_method != TANGO and not (
+            d.ci_high is not None and d.ci_low is not None and d.ci_high > d.ci_low)
+        if d.test == stats.BOOTSTRAP_TEST or collapsed_here:
             up, down, m = moved.counts(compiled.cells_of(k))
+        if d.test == stats.BOOTSTRAP_TEST and (
+                collapsed_here or up + down < stats.MIN_N[stats.BOOTSTRAP_TEST]):
+            # too few units moved for the bootstrap's p-value, or its resamples all agree:
+            # the exact sign test of the units that moved, up against down (stats.MIN_N)
+            d.test, d.only_a, d.only_b = stats.SIGN, down, up
+        if collapsed_here:
             if s.bounded and m:           # collapsed: Tango over the units that moved
                 d.ci_method = TANGO_UNITS
                 collapsed.append((d, up, down, m))
@@ -332,15 +340,15 @@ def _differences(compiled: stats.Compiled, a: _Evaluated, b: _Evaluated, keys: s
         if s.better is not None and d.diff:
             d.improved = (d.diff > 0) == (s.better == "higher")
         out.append(d)
-    tested = [d for d in out if d.test == "mcnemar"]
+    tested = [d for d in out if d.test in (stats.MCNEMAR, stats.SIGN)]      # exact tests
     if tested:
         for d, p in zip(tested, np.atleast_1d(stats.mcnemar(np.array([d.only_a for d in tested]),
                                                             np.array([d.only_b for d in tested])))):
             d.p_value = float(p)
     for group in (paired, collapsed):
         if group:
-            ds, up, down, n = zip(*group)
-            low, high = intervals.tango(up, down, n, stats.CONFIDENCE)
+            ds, ups, downs, ns = zip(*group)
+            low, high = intervals.tango(ups, downs, ns, stats.CONFIDENCE)
             for d, lo_d, hi_d in zip(ds, np.atleast_1d(low), np.atleast_1d(high)):
                 d.ci_low, d.ci_high = min(float(lo_d), d.diff), max(float(hi_d), d.diff)
     return out
@@ -353,18 +361,17 @@ class _UnitMoves:
 
     def __init__(self, a: stats.RunUnits, b: stats.RunUnits, common: np.ndarray):
         self.a, self.b, self.common = a, b, common
-        self._change = self._rows = None
+        self._change: tuple[UnitSums, UnitSums] | None = None   # (a, b) on the common units
 
     def counts(self, cells: np.ndarray) -> tuple[int, int, int]:
         """(units up, units down, units with rows) over `cells`."""
         if self._change is None:
-            (num_a, den_a), (num_b, den_b) = self.a.on(self.common), self.b.on(self.common)
-            self._change = (num_b - num_a).tocsc()
-            self._rows = (abs(den_a) + abs(den_b)).tocsc()
+            self._change = self.a.on(self.common), self.b.on(self.common)
         if not len(cells):
             return 0, 0, 0
-        change = np.asarray(self._change[:, cells].sum(axis=1)).ravel()
-        rows = np.asarray((self._rows[:, cells] > 0).sum(axis=1)).ravel()
+        a, b = self._change
+        change = b.per_unit(cells, b.num) - a.per_unit(cells, a.num)
+        rows = a.per_unit(cells, (a.den != 0) * 1.0) + b.per_unit(cells, (b.den != 0) * 1.0)
         return int((change > 0).sum()), int((change < 0).sum()), int((rows > 0).sum())
 
 
@@ -378,7 +385,7 @@ def _adjusted(diffs: list[Difference], families: dict[str, str]) -> list[Differe
         adjusted = intervals.adjust([d.p_value for d in ds])
         for d, p in zip(ds, adjusted):
             d.family, d.family_size, d.p_adjusted = family, len(ds), _f(p)
-            d.significant = d.p_adjusted is not None and d.p_adjusted < stats.SIGNIFICANCE
+            d.significant = stats.significant(d.p_adjusted, (d.ci_low, d.ci_high))
     return diffs
 
 
@@ -403,9 +410,9 @@ def _model_rows(table: Table, compiled: stats.Compiled, frame: units.Frame,
         universe = np.unique(np.concatenate([m.units for m in members]))
         points, reps = [], []
         for m in members:
-            p, r = _evaluate(compiled, *m.on(universe), resamples, seed)
+            p, resampled = _evaluate(compiled, m.on(universe), resamples, seed)
             points.append(p[at])
-            reps.append(r[:, at])
+            reps.append(resampled[:, at])
         p_all = np.concatenate(points)
         r_all = np.concatenate(reps, axis=1)
         with np.errstate(invalid="ignore"), warnings.catch_warnings():

@@ -8,7 +8,8 @@ a letter (A = the baseline); each figure cell is the figure (count), its interva
 columns as wide as their cells (a long heading wraps), and figures that do not fit continue in a
 second table. Differences from the baseline are one row per figure and run, a table per source
 table (so the strict and loose rule are named), coloured by whether the change is better or
-worse for that figure (lower IK is better): green better, red worse, bold where significant."""
+worse for that figure (each benchmark's own: lower IK is better on WE-MATH): green better, red
+worse, bold where significant."""
 from __future__ import annotations
 
 import csv
@@ -16,12 +17,13 @@ from pathlib import Path
 from typing import Any
 
 from rich import box
-from rich.console import Group
+from rich.console import Group, JustifyMethod
 from rich.table import Table as RichTable
 from rich.text import Text
 
 from mathprobe.contract import Stat, Table
-from mathprobe.reports import error_render
+from mathprobe.reports import error_render, stats
+from mathprobe.reports import format as formats
 from mathprobe.reports.compare import BenchComparison, ComparisonResult, Difference
 from mathprobe.reports.format import fmt_diff, fmt_interval, fmt_p, fmt_value, is_percent
 
@@ -229,7 +231,7 @@ def _run_tables(b: BenchComparison, t: Table, width: int, labels: dict[str, str]
     label_w = max(3, max(len(labels[r["run_id"]]) for r in runs))
     widths = [_column_width(b, s, runs) for s in t.stats]
     chunks = _chunks(widths, width, label_w)
-    out = []
+    out: list[Text | RichTable] = []
     for k, chunk in enumerate(chunks):
         last = k == len(chunks) - 1
         # the title above the table, not in it: a narrow table would wrap it into fragments
@@ -296,7 +298,8 @@ def _differences(b: BenchComparison, labels: dict[str, str], width: int) -> list
     difference from the baseline, its interval, p, adjusted p, the test, and which way it
     went for that figure."""
     by = {(d.run_b, d.stat): d for d in b.differences}
-    out = []
+    out: list[Text | RichTable] = []
+    shown: list[tuple[str, str | None]] = []
     base = labels.get(b.baseline or "", b.baseline)
     for t in b.tables:
         if t.detail or t.rows != "run":
@@ -305,15 +308,17 @@ def _differences(b: BenchComparison, labels: dict[str, str], width: int) -> list
                 if (r["run_id"], s.key) in by]
         if not rows:
             continue
+        shown += [(s.label, s.better) for s, _, _ in rows]
         table = _table(f"{t.title}: run − baseline {base}", None, width)
-        for col, justify in (("figure", "left"), ("run", "left"), ("diff", "right"),
-                             ("95% interval", "right"), ("p", "right"), ("p adj", "right"),
-                             ("test", "left"), ("change", "left")):
+        columns: tuple[tuple[str, JustifyMethod], ...] = (
+            ("figure", "left"), ("run", "left"), ("diff", "right"), ("95% interval", "right"),
+            ("p", "right"), ("p adj", "right"), ("test", "left"), ("change", "left"))
+        for col, justify in columns:
             table.add_column(col, justify=justify, no_wrap=col != "figure",
                              max_width=14 if col == "figure" else None, overflow="fold")
         for k, (s, r, d) in enumerate(rows):
             style = change_style(d)
-            test = f"McN {d.only_a}/{d.only_b}" if d.test == "mcnemar" else "bootstrap"
+            test = formats.fmt_test(d.test, d.only_a, d.only_b, short=True)
             word = change_word(d)
             table.add_row(s.label, labels[r["run_id"]],
                           Text(fmt_diff(d.diff, s.fmt) + ("*" if d.significant else ""), style),
@@ -326,10 +331,9 @@ def _differences(b: BenchComparison, labels: dict[str, str], width: int) -> list
     if out:
         out.append(Text(
             "diff in points; 95% interval: Tango's score interval for paired right/wrong items, "
-            "else the paired bootstrap; p: exact McNemar (McN k/l: items only the baseline / "
-            "only the run got right) or the paired bootstrap; p adj: Benjamini-Hochberg over "
-            "the table's figures; * p adj < 0.05; change: better or worse for that figure "
-            "(lower IK, IG, RM are better)", style="dim"))
+            f"else the paired bootstrap; {stats.tests_note()}; p adj: Benjamini-Hochberg over "
+            f"the table's figures; {stats.star_rule()}; change: better or worse for that figure "
+            f"({formats.better_note(shown)})", style="dim"))
     return out
 
 

@@ -21,7 +21,7 @@ import numpy as np
 from mathprobe.contract import Benchmark
 from mathprobe.error_taxonomy import ErrorTaxonomy
 from mathprobe.figures import ErrorFigure
-from mathprobe.reports import intervals, stats
+from mathprobe.reports import fisher, intervals, stats
 from mathprobe.runs.labelling import label_run_id
 from mathprobe.store import Store
 
@@ -153,8 +153,8 @@ def _figure(store: Store, fig: ErrorFigure, run_id: str, grader: str, labeler: s
     order = f" ORDER BY {fig.order}" if fig.order else ""
     rows = store.query_dicts(f"SELECT * FROM {fig.view} WHERE run_id = ? AND grader = ? "
                              f"AND labeler = ?{order}", [run_id, grader, labeler])
-    out = {"key": fig.key, "title": fig.title, "kind": fig.kind, "note": fig.note,
-           "view": fig.view}
+    out: dict[str, Any] = {"key": fig.key, "title": fig.title, "kind": fig.kind,
+                           "note": fig.note, "view": fig.view}
     if fig.kind == "matrix":
         names = list(tax.names)
         cells: dict[tuple[str, str], dict[str, int]] = {}
@@ -233,22 +233,19 @@ def _tests(labelled: list[dict[str, Any]], baseline: str) -> list[dict[str, Any]
             {"error_type": ta["error_type"], "share_a": ta["share"], "share_b": tb["share"],
              "diff": tb["share"] - ta["share"], "p_value": p,
              "p_adjusted": None if np.isnan(q) else float(q),
-             "significant": bool(not np.isnan(q) and q < stats.SIGNIFICANCE)}
+             "significant": stats.significant(None if np.isnan(q) else float(q))}
             for (ta, tb), p, q in zip(per, ps, adjusted)]
-        entry["significant"] = (entry["p_value"] is not None
-                                and entry["p_value"] < stats.SIGNIFICANCE)
+        entry["significant"] = stats.significant(entry["p_value"])
         out.append(entry)
     return out
 
 
 def _fisher(table: np.ndarray) -> float | None:
-    """Fisher's exact test of independence of a 2 x k table (scipy): exact for 2 x 2, a seeded
-    Monte Carlo p-value otherwise; None where a row or the table is empty."""
-    from scipy.stats import MonteCarloMethod, fisher_exact
-
+    """Fisher's exact test of independence of a 2 x k table (mathprobe.reports.fisher): exact
+    for 2 x 2, a seeded Monte Carlo p-value otherwise; None where a row or the table is
+    empty."""
     if table.shape[1] < 2 or (table.sum(axis=1) == 0).any():
         return None
     if table.shape == (2, 2):
-        return float(fisher_exact(table).pvalue)
-    method = MonteCarloMethod(n_resamples=TEST_RESAMPLES, rng=np.random.default_rng(stats.SEED))
-    return float(fisher_exact(table, method=method).pvalue)
+        return fisher.fisher_2x2(table)
+    return fisher.fisher_2xk(table, TEST_RESAMPLES, stats.SEED)

@@ -29,7 +29,7 @@ def section(errors: dict[str, Any] | None, figures_dir: Path | None = None
     for plot, runs, figures in _plots(errors):
         for part in plots.draw(plot, runs, figures):
             drawn.append({"key": plot.key, "part": part.key, "title": part.title,
-                          "note": plot.note, "svg": plots.svg(part.fig)})
+                          "note": plot.note, "svg": plots.svg(part.fig, f"{part.key}-")})
             if figures_dir is not None:
                 files += plots.save(part.fig, str(figures_dir / part.key))
     labelled = [{

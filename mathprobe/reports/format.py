@@ -46,3 +46,33 @@ def fmt_p(p: float | None) -> str:
     if p is None:
         return "-"
     return "<0.001" if p < 0.001 else f"{p:.3f}"
+
+
+TESTS = {"mcnemar": ("McN", "McNemar"), "sign": ("sign", "sign test"),
+         "bootstrap": ("bootstrap", "bootstrap")}
+
+
+def fmt_test(test: str, only_a: int | None, only_b: int | None, short: bool = False) -> str:
+    """A difference's test as shown: 'McNemar k/l' (items right only in the baseline / only in
+    the run), 'sign test k/l' (units whose figure was higher in the baseline / in the run),
+    'bootstrap'; `short` for the terminal ('McN k/l')."""
+    name = TESTS.get(test, (test, test))[0 if short else 1]
+    return name if only_a is None or test == "bootstrap" else f"{name} {only_a}/{only_b}"
+
+
+def better_note(figures) -> str:
+    """Which way is better for the figures shown, (label, better) pairs of one benchmark's
+    (`Stat.better`: 'higher', 'lower' or None), in the words printed beside its differences:
+    each benchmark names its own ('lower IK, IG, RM are better' is WE-MATH's alone)."""
+    seen = dict.fromkeys(figures)
+    lower = list(dict.fromkeys(label for label, better in seen if better == "lower"))
+    neither = list(dict.fromkeys(label for label, better in seen if better is None))
+    if not lower and not neither:
+        return "higher is better for every figure"
+    parts = [f"lower {', '.join(lower)} {'is' if len(lower) == 1 else 'are'} better"] if lower \
+        else []
+    if neither:
+        parts.append(f"{', '.join(neither)} {'has' if len(neither) == 1 else 'have'} no better "
+                     "side")
+    return "; ".join(parts) + ("; higher is better for the others"
+                               if len(seen) > len(lower) + len(neither) else "")

@@ -32,20 +32,26 @@ CORE = [
      "for paired right/wrong items (each item one unit); bootstrap, the paired bootstrap; "
      "tango-units, where every resampled difference was the same (e.g. identical answers), "
      "Tango's interval over the units that moved up or down. Which way is better is the "
-     "figure's own (lower IK, IG and RM are better): the terminal colours an improvement green "
-     "and a loss red."),
+     "figure's own, named beside each benchmark's differences: the terminal and the report "
+     "colour an improvement green and a loss red."),
     ("McNemar test", "For a share of right/wrong items: the exact test of the items exactly one "
-     "of the two runs got right (a binomial test of the discordant pairs against 50/50, scipy); "
+     "of the two runs got right (a binomial test of the discordant pairs against 50/50); "
      "p = 1 when there are none."),
-    ("Paired bootstrap test", "For other figures (Score, rates over problems, averages): the "
+    ("Paired bootstrap test", "For other figures (categories, averages, SSR): the "
      "two-sided p-value from the resampled differences (twice the smaller share on either side "
-     "of 0)."),
+     f"of 0), where at least {stats.MIN_N[stats.BOOTSTRAP_TEST]} units moved."),
+    ("Sign test", f"Where fewer than {stats.MIN_N[stats.BOOTSTRAP_TEST]} units moved (or the "
+     "resampled differences all agree), in place of the bootstrap: the exact binomial test of "
+     "the units whose figure went down against those whose figure went up (sign k/l); it "
+     f"cannot reach p < {stats.SIGNIFICANCE} with fewer than "
+     f"{stats.MIN_N[stats.SIGN]} units, so a one-problem difference is never marked."),
     ("Adjusted p (p_adj)", "Each table's figures (e.g. the 67 WE-MATH leaves, a level of "
      "ConceptMath concepts) are tested together, one run against the baseline: their p-values "
-     "are adjusted by Benjamini-Hochberg (scipy), which bounds the expected share of false "
+     "are adjusted by Benjamini-Hochberg, which bounds the expected share of false "
      "findings among the figures marked, so a few of hundreds of concepts are not flagged by "
      "chance alone. A figure shown in several tables belongs to the first."),
-    ("Significant (*)", f"Adjusted p < {stats.SIGNIFICANCE} (the raw p-value is shown too)."),
+    ("Significant (*)", f"Adjusted p < {stats.SIGNIFICANCE} and the difference's 95% interval "
+     "clear of 0 (the raw p-value is shown too); the same rule in every output."),
     ("Status of a response", "ok: answered; refused: the model declined (graded wrong); missing: "
      "an imported file had no response (graded wrong); infra_failed: the call failed after its "
      "retries (never graded, re-asked with --retry-failed); truncated: the reply stopped at the "

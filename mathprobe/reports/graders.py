@@ -77,11 +77,11 @@ def _estimate(store: Store, view: str, run_id: str, grader: str, stat: Stat,
     if ru is None or not any(c in frame.cell_index for c in stat.cells):
         return None
     compiled = stats.Compiled([stat], frame.cell_index)
-    n_sum, d_sum = stats.full_sums(ru.num, ru.den)
+    n_sum, d_sum = stats.full_sums(ru.sums)
     point = compiled.evaluate(n_sum[None, :], d_sum[None, :])[0]
     if np.isnan(point[0]):
         return None
-    reps = compiled.evaluate(*stats.resample_sums(ru.num, ru.den, resamples, seed))
+    reps = compiled.evaluate(*stats.resample_sums(ru.sums, resamples, seed))
     lo, hi = stats.interval(point, reps)
     n, count = compiled.sizes(n_sum, d_sum)[0]
     return stats.Estimate(float(point[0]), float(lo[0]), float(hi[0]), n, count)

@@ -24,10 +24,20 @@ from mathprobe.contract import Stat, Table
 from mathprobe.figures import Ranking
 from mathprobe.reports import card as run_card
 from mathprobe.reports import compare as comparing
-from mathprobe.reports import error_html, fonts, glossary, item_browser, plots
+from mathprobe.reports import (
+    error_html,
+    fonts,
+    glossary,
+    html_layout,
+    item_browser,
+    notes,
+    plots,
+    stats,
+)
+from mathprobe.reports import format as formats
 from mathprobe.reports.compare import BenchComparison, ComparisonResult
 from mathprobe.reports.format import fmt_diff, fmt_interval, fmt_p, fmt_value, is_percent
-from mathprobe.reports.summary import truncation_note
+from mathprobe.runs.judging import JUDGE_RUN_MARK
 from mathprobe.store import Store
 
 TEMPLATE = Path(__file__).with_name("templates") / "report.html.j2"
@@ -53,6 +63,7 @@ def write(store: Store, run_ids: Sequence[str], out: Path, *, grader: str | None
     """Build the report of `run_ids` into `out`; what was written (path, bytes, plots, items)."""
     started = time.perf_counter()
     result = comparing.compare(store, run_ids, grader=grader)
+    notes.attach(store, result)             # what `report` prints under each run's figures
     runs = [r for b in result.benchmarks for r in b.runs]
     if figures_dir is not None:
         figures_dir.mkdir(parents=True, exist_ok=True)
@@ -69,7 +80,7 @@ def write(store: Store, run_ids: Sequence[str], out: Path, *, grader: str | None
             for part in plots.draw(plot, with_data, _figure_dicts(b)):
                 drawn.append({"key": plot.key, "part": part.key, "title": part.title,
                               "note": plot.note, "caption": CAPTIONS.get(kind, CAPTIONS["bars"]),
-                              "svg": plots.svg(part.fig)})
+                              "svg": plots.svg(part.fig, f"{part.key}-")})
                 if figures_dir is not None:
                     files += plots.save(part.fig, str(figures_dir / part.key))
         n_plots += len(drawn)
@@ -85,6 +96,7 @@ def write(store: Store, run_ids: Sequence[str], out: Path, *, grader: str | None
         title=_title(result, runs), generated=datetime.now(UTC).strftime("%Y-%m-%d %H:%M UTC"),
         db=store.path, result=result, runs=run_details(store, runs), sections=sections,
         glossary=glossary.CORE, browser=browser, font_face=FONT_FACE,
+        tests_note=stats.tests_note(), star_rule=stats.star_rule(),
         browser_json=json.dumps(browser["data"], ensure_ascii=False, separators=(",", ":"))
         .replace("</", "<\\/"))
     # the CJK glyphs the page shows, embedded (only where it shows any)
@@ -122,7 +134,7 @@ def _cell(b: BenchComparison, run_id: str, stat: Stat) -> dict[str, Any]:
     return {"text": fmt_value(e.value, stat.fmt) + count, "ci": fmt_interval(e.ci_low, e.ci_high,
                                                                              stat.fmt),
             "n": f"n={e.n}", "run": run_id, "stat": stat.key, "value": repr(e.value),
-            "method": getattr(e, "ci_method", None) or ""}
+            "method": stats.method_name(e.ci_method, full=True)}
 
 
 def _table(b: BenchComparison, t: Table) -> dict[str, Any]:
@@ -180,11 +192,12 @@ def _diff_cell(d: Any, stat: Stat, run: str) -> dict[str, Any]:
     if d is None:
         return {"diff": True, "text": "-", "ci": "", "p": "", "sig": False, "way": "",
                 "run": run, "stat": stat.key, "value": ""}
-    test = f"McNemar {d.only_a}/{d.only_b}" if d.test == "mcnemar" else "bootstrap"
+    test = formats.fmt_test(d.test, d.only_a, d.only_b)
     adjusted = getattr(d, "p_adjusted", None)
     p = _p("p", d.p_value) + (f", {_p('adj. p', adjusted)}" if adjusted is not None else "")
     # coloured by what the change means for this figure (lower IK is better), not by its sign
-    way = {True: "better", False: "worse"}.get(getattr(d, "improved", None), "")
+    ways: dict[bool | None, str] = {True: "better", False: "worse"}
+    way = ways.get(getattr(d, "improved", None), "")
     return {"diff": True, "text": fmt_diff(d.diff, stat.fmt) + ("*" if d.significant else ""),
             "ci": fmt_interval(d.ci_low, d.ci_high, stat.fmt), "p": f"{p} {test}",
             "sig": d.significant, "way": way, "run": run, "stat": stat.key,
@@ -210,7 +223,7 @@ def _model_table(b: BenchComparison, t: Table) -> dict[str, Any]:
         a = r.average
         cells.append({"text": fmt_value(a.value), "ci": fmt_interval(a.ci_low, a.ci_high),
                       "n": f"{a.n} cells", "run": "", "stat": "avg", "value": repr(a.value),
-                      "method": getattr(a, "ci_method", None) or ""})
+                      "method": stats.method_name(a.ci_method, full=True)})
         out_rows.append({"label": r.model, "sub": ", ".join(f"{k}: {v}" for k, v in r.runs.items()),
                          "cells": cells})
     return {"key": t.key, "title": t.title, "note": t.note, "detail": t.detail, "long": False,
@@ -232,22 +245,25 @@ def _differences(b: BenchComparison) -> dict[str, Any] | None:
         if kept:
             groups.append((t.title, len(kept)))
     later = [r["run_id"] for r in b.runs[1:]]
+    better = formats.better_note((fmts[k].label, fmts[k].better) for k in keys)
     if len(later) < plots.MAX_SERIES_RUNS:
         # few runs: a row per figure under its table's heading, a column per run
-        rows, at = [], 0
+        rows: list[dict[str, Any]] = []
+        at = 0
         for title, count in groups:
             rows.append({"heading": title})
             rows += [{"label": fmts[k].label, "cells": [_diff_cell(by.get((r, k)), fmts[k], r)
                                                        for r in later]}
                      for k in keys[at:at + count]]
             at += count
-        return {"baseline": b.baseline, "long": True, "header": later, "rows": rows,
-                "groups": []}
+        return {"baseline": b.baseline, "long": True, "better": better,
+                "parts": [{"header": later, "rows": rows, "groups": []}]}
     header = [fmts[k].label for k in keys]
     rows = [{"label": r, "cells": [_diff_cell(by.get((r, k)), fmts[k], r) for k in keys]}
             for r in later]
-    return {"baseline": b.baseline, "long": False, "header": header, "rows": rows,
-            "groups": groups}
+    # many runs: a row per run, a column per figure, in parts that fit the page
+    return {"baseline": b.baseline, "long": False, "better": better,
+            "parts": html_layout.split({"header": header, "rows": rows, "groups": groups})}
 
 
 def _ranking(k: Ranking) -> dict[str, Any]:
@@ -262,10 +278,14 @@ def _ranking(k: Ranking) -> dict[str, Any]:
 
 def _benchmark_section(b: BenchComparison, drawn: list[dict[str, Any]]) -> dict[str, Any]:
     return {"id": f"bench-{b.benchmark}", "title": b.title, "benchmark": b.benchmark,
-            "tables": [_table(b, t) for t in b.tables if not t.detail],
+            # a table of figures too wide for the page in parts (html_layout)
+            "tables": [part for t in b.tables if not t.detail for table in [_table(b, t)]
+                       for part in ([table] if table["long"] else html_layout.split(table))],
             "details": [_table(b, t) for t in b.tables if t.detail],
             "plots": drawn, "differences": _differences(b), "extras": b.sections,
             "rankings": [_ranking(k) for k in b.rankings],
+            "notes": [(r["run_id"], b.notes[r["run_id"]]) for r in b.runs
+                      if b.notes.get(r["run_id"])],
             "glossary": b.glossary, "n_runs": len(b.runs)}
 
 
@@ -276,8 +296,8 @@ def run_details(store: Store, runs: list[dict[str, Any]]) -> list[dict[str, Any]
                               [ids]))
     judges: dict[str, list[dict[str, Any]]] = {}
     for j in store.query_dicts("SELECT * FROM run_summary WHERE contains(run_id, ?)",
-                               [comparing.JUDGE_RUN_MARK]):
-        judges.setdefault(j["run_id"].split(comparing.JUDGE_RUN_MARK)[0], []).append(j)
+                               [JUDGE_RUN_MARK]):
+        judges.setdefault(j["run_id"].split(JUDGE_RUN_MARK)[0], []).append(j)
     out = []
     for r in runs:
         js = judges.get(r["run_id"], [])
@@ -293,7 +313,5 @@ def run_details(store: Store, runs: list[dict[str, Any]]) -> list[dict[str, Any]
                                f"judge_failed, ${float(j['cost_usd'] or 0):.4f}" for j in js],
                     "cost_total": f"${cost + judge_cost:.4f}"
                                   + (f" (judge ${judge_cost:.4f})" if js else ""),
-                    "n_truncated": r.get("n_truncated") or 0,
-                    "truncated_note": truncation_note(store, r["run_id"],
-                                                      r.get("n_truncated") or 0)})
+                    "n_truncated": r.get("n_truncated") or 0})
     return out

@@ -80,12 +80,20 @@ def tango(only_first, only_second, n, confidence: float, steps: int = 60
 
 
 def adjust(p_values) -> np.ndarray:
-    """Benjamini-Hochberg adjusted p-values of one family (scipy); NaN stays NaN."""
-    from scipy.stats import false_discovery_control
-
+    """Benjamini-Hochberg adjusted p-values of one family (as scipy.stats.
+    false_discovery_control(p, method="bh"), which tests/reports/test_intervals.py holds it
+    to): p_(i) m / i over the sorted p-values, made monotone from the largest down, at most 1;
+    NaN stays NaN."""
     p = np.asarray(p_values, dtype=np.float64)
     out = np.full(p.shape, np.nan)
     ok = ~np.isnan(p)
     if ok.any():
-        out[ok] = false_discovery_control(p[ok], method="bh")
+        given = p[ok]
+        order = np.argsort(given)
+        m = len(given)
+        scaled = given[order] * m / np.arange(1, m + 1)
+        adjusted = np.minimum(1.0, np.minimum.accumulate(scaled[::-1])[::-1])
+        back = np.empty(m)
+        back[order] = adjusted
+        out[ok] = back
     return out

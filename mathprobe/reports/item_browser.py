@@ -6,16 +6,14 @@ shows why (its error).
 
 Rows are in natural order of their ids (2steps_1, 2steps_2, ..., 2steps_10), whole runs in
 order, up to `max_items` answers. Images travel with the file: distinct images (by content) are
-embedded as JPEG thumbnails of at most `THUMB_PX` pixels a side, up to `max_thumbnails` of them
-(a thumbnail costs about 5 ms and 5 KB); the others are linked relative to the report's folder,
-so a report shared together with its data folder still finds them. Never an absolute file://
-link: that breaks on any other machine.
+embedded as JPEG thumbnails (mathprobe.reports.thumbnails, whatever the image's mode), up to
+`max_thumbnails` of them (a few ms and about 6 KB each: perf/thumbnails.py); the others are
+linked relative to the report's folder, so a report shared together with its data folder still
+finds them. Never an absolute file:// link: that breaks on any other machine.
 """
 from __future__ import annotations
 
-import base64
 import hashlib
-import io
 import os
 import re
 from pathlib import Path
@@ -23,12 +21,12 @@ from typing import Any
 
 from mathprobe import registry
 from mathprobe.errors import MathprobeError
+from mathprobe.reports import thumbnails
 from mathprobe.store import Store
 
 MAX_ITEMS = 20_000          # answers in the item browser at most (whole runs, in order)
 MAX_TEXT = 4_000            # characters of a question or response kept in the browser
 MAX_THUMBNAILS = 300        # distinct images embedded as thumbnails at most; others linked
-THUMB_PX = 240
 
 
 def natural_key(text: str) -> tuple:
@@ -43,7 +41,9 @@ def items(store: Store, runs: list[dict[str, Any]], data_dir: Path | None, max_i
     question, gold, status, response, image index (-1: none), {grader: [extracted, correct]},
     reasoning ('' : none), {labeller: [error type, first wrong step]} (its error labels:
     mathprobe errors)]."""
-    take, total, left_out = [], 0, []
+    take: list[str] = []
+    left_out: list[str] = []
+    total = 0
     counts = dict(store.query("SELECT run_id, count(*) FROM current_responses WHERE "
                               "list_contains(?, run_id) GROUP BY run_id",
                               [[r["run_id"] for r in runs]]))
@@ -145,7 +145,7 @@ class _Images:
         data = Path(path).read_bytes()
         digest = hashlib.blake2b(data, digest_size=16).hexdigest()
         if digest not in self._by_digest:
-            src = _thumbnail(digest, data) if self.embedded < self.max else None
+            src = thumbnails.thumbnail(digest, data) if self.embedded < self.max else None
             if src is None:
                 src = Path(os.path.relpath(Path(path).resolve(), self.out_dir)).as_posix()
             else:
@@ -154,41 +154,6 @@ class _Images:
             self.srcs.append(src)
         self._by_path[path] = self._by_digest[digest]
         return self._by_path[path]
-
-
-_THUMBNAILS: dict[str, str | None] = {}     # digest -> thumbnail, kept for the next report of
-THUMBNAILS_KEPT = 2_000                     # this process (a sweep, the warm runner): ~12 MB
-
-
-def _thumbnail(digest: str, data: bytes) -> str | None:
-    if digest not in _THUMBNAILS:
-        if len(_THUMBNAILS) >= THUMBNAILS_KEPT:
-            _THUMBNAILS.clear()
-        _THUMBNAILS[digest] = _make_thumbnail(data)
-    return _THUMBNAILS[digest]
-
-
-def _make_thumbnail(data: bytes) -> str | None:
-    from PIL import Image, UnidentifiedImageError
-
-    try:
-        im = Image.open(io.BytesIO(data))
-        im.load()
-    except (UnidentifiedImageError, OSError):
-        return None
-    factor = max(1, max(im.size) // THUMB_PX)
-    if factor > 1:
-        im = im.reduce(factor)
-    if im.mode in ("RGBA", "LA", "P"):
-        im = im.convert("RGBA")
-        flat = Image.new("RGB", im.size, "white")
-        flat.paste(im, mask=im.split()[-1])
-        im = flat
-    im = im.convert("RGB")
-    im.thumbnail((THUMB_PX, THUMB_PX))
-    buf = io.BytesIO()
-    im.save(buf, "JPEG", quality=72)
-    return "data:image/jpeg;base64," + base64.b64encode(buf.getvalue()).decode("ascii")
 
 
 def _cut(text: str | None) -> str:

@@ -8,8 +8,8 @@ import json
 from pathlib import Path
 from typing import Any
 
-from mathprobe.reports import compare, error_render
-from mathprobe.reports.format import fmt_diff, fmt_interval, fmt_p, fmt_value, is_percent
+from mathprobe.reports import compare, error_render, stats
+from mathprobe.reports.format import fmt_diff, fmt_interval, fmt_p, fmt_test, fmt_value, is_percent
 from mathprobe.store import Store
 
 N_WEAKEST = 10
@@ -52,6 +52,10 @@ def run_markdown(store: Store, report: dict[str, Any], *, html: str | None = Non
                       + (f"{run['n_truncated']} cut at the token cap (truncated), "
                          if run.get("n_truncated") else "")
                       + f"{run['n_not_asked']} not asked"),
+        *((("samples", f"{run['samples']} per item: {sampled['n_ok']} ok, "
+                       f"{sampled['n_infra_failed']} failed, {sampled['n_truncated']} cut, "
+                       f"{sampled['n_not_asked']} not asked of {sampled['n_pairs']} answers "
+                       "(responses: sample 0's)"),) if (sampled := run.get("sampled")) else ()),
         ("tokens", f"{run['input_tokens']} in, {run['output_tokens']} out"
                    + (f" ({run['reasoning_tokens']} of them reasoning)"
                       if run.get("reasoning_tokens") is not None else "")),
@@ -60,23 +64,28 @@ def run_markdown(store: Store, report: dict[str, Any], *, html: str | None = Non
     ]
     lines += [f"| {k} | {_md(v)} |" for k, v in details]
     head = headline(b, run_id)
-    if head:
-        lines += ["", "## Headline", "", f"**{head[0]}: {head[1]}** (95% bootstrap interval)"]
-    lines += ["", "## Metrics", "",
-              f"Percentages with their 95% bootstrap interval ({result.resamples} resamples) "
-              "and n (what the figure is over)."]
     figures = b.figures.get(run_id, {})
+    if head and b.headline is not None:        # (a headline is shown only where there is one)
+        method = stats.method_name(figures[b.headline.key].ci_method, full=True)
+        lines += ["", "## Headline", "", f"**{head[0]}: {head[1]}** (95% interval: {method})"]
+    shown = sorted({e.ci_method for t in b.tables if not t.detail for s in t.stats
+                    if (e := figures.get(s.key)) is not None})
+    lines += ["", "## Metrics", "",
+              "Percentages with their 95% interval, named by the method that made it ("
+              + "; ".join(f"{stats.method_name(m)}: {stats.method_name(m, full=True)}"
+                          for m in shown) + "), and n (what the figure is over)."]
     for t in b.tables:
         rows = [(s, figures[s.key]) for s in t.stats if s.key in figures]
         if t.detail or not rows:
             continue
-        lines += ["", f"### {t.title}", "", "| figure | value | 95% interval | n |",
-                  "|---|---:|---:|---:|"]
+        lines += ["", f"### {t.title}", "", "| figure | value | 95% interval | interval | n |",
+                  "|---|---:|---:|---|---:|"]
         for s, e in rows:
             unit = "%" if is_percent(s.fmt) else ""
             count = f" ({e.count:.0f})" if e.count is not None and is_percent(s.fmt) else ""
             lines.append(f"| {_md(s.label)} | {fmt_value(e.value, s.fmt)}{unit}{count} | "
-                         f"{fmt_interval(e.ci_low, e.ci_high, s.fmt)} | {e.n} |")
+                         f"{fmt_interval(e.ci_low, e.ci_high, s.fmt)} | "
+                         f"{stats.method_name(e.ci_method)} | {e.n} |")
         if t.note:
             lines += ["", f"_{_md(t.note)}_"]
     weakest = sorted(((s, figures[s.key]) for t in b.tables if t.key in b.weakest
@@ -94,11 +103,15 @@ def run_markdown(store: Store, report: dict[str, Any], *, html: str | None = Non
                   for e in k["entries"] if e["warning"]]
     if weakest and not report.get("rankings"):
         lines += ["", f"## Weakest concepts (the {len(weakest)} lowest)", "",
-                  "| concept | accuracy | 95% interval | n |", "|---|---:|---:|---:|"]
+                  "| concept | accuracy | 95% interval | interval | n |",
+                  "|---|---:|---:|---|---:|"]
         lines += [f"| {_md(s.label)} | {fmt_value(e.value, s.fmt)}% | "
-                  f"{fmt_interval(e.ci_low, e.ci_high, s.fmt)} | {e.n} |" for s, e in weakest]
-    if report.get("notes"):
-        lines += ["", "## Notes", "", *(f"- {_md(note)}" for note in report["notes"])]
+                  f"{fmt_interval(e.ci_low, e.ci_high, s.fmt)} | "
+                  f"{stats.method_name(e.ci_method)} | {e.n} |" for s, e in weakest]
+    shown = [*report.get("failed_calls", []), *report.get("notes", [])]
+    if shown:        # a failed call's reasons ('  12 x HTTP 503 ...') nested under its line
+        lines += ["", "## Notes", "", *(f"{'  ' if note.startswith('  ') else ''}- "
+                                        f"{_md(note.strip())}" for note in shown)]
     lines += error_render.markdown(report.get("errors"))
     lines += ["", "## HTML report", ""]
     if html:
@@ -114,12 +127,12 @@ def run_markdown(store: Store, report: dict[str, Any], *, html: str | None = Non
 def comparison_markdown(result: compare.ComparisonResult, title: str, html_hint: str = "") -> str:
     """Runs side by side as Markdown (e.g. a sweep's Prefect artifact): per benchmark its
     tables, each cell `value [95% interval] n`, and the differences from its first run with
-    their p-values, raw and adjusted (* where the adjusted one is below 0.05)."""
+    their p-values, raw and adjusted, * where significant (stats.significant)."""
     lines = [f"# {title}", "",
              "Every figure with its 95% interval (Wilson for shares of independent items, else "
              f"{result.resamples} bootstrap resamples) and n; differences are each run minus the "
-             "benchmark's first; p adj: Benjamini-Hochberg over the figures of the table; * = "
-             "p adj < 0.05 (docs/intervals.md)."]
+             f"benchmark's first; {stats.tests_note()}; p adj: Benjamini-Hochberg over the "
+             f"figures of the table; {stats.star_rule()} (docs/intervals.md)."]
     for b in result.benchmarks:
         lines += ["", f"## {b.title}"]
         for t in b.tables:
@@ -145,7 +158,8 @@ def comparison_markdown(result: compare.ComparisonResult, title: str, html_hint:
             lines += [f"| `{d.run_b}` | {_md(fmts[d.stat].label)} | "
                       f"{fmt_diff(d.diff, fmts[d.stat].fmt)}{'*' if d.significant else ''} | "
                       f"{fmt_interval(d.ci_low, d.ci_high, fmts[d.stat].fmt)} | "
-                      f"{fmt_p(d.p_value)} | {fmt_p(d.p_adjusted)} | {d.test} |" for d in diffs]
+                      f"{fmt_p(d.p_value)} | {fmt_p(d.p_adjusted)} | "
+                      f"{fmt_test(d.test, d.only_a, d.only_b)} |" for d in diffs]
     if html_hint:
         lines += ["", f"Plots, every figure and an item browser: `{html_hint}`"]
     return "\n".join(lines) + "\n"

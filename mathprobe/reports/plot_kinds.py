@@ -8,8 +8,10 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass
+from typing import Any
 
 import numpy as np
+from matplotlib.artist import Artist
 from matplotlib.axes import Axes
 from matplotlib.collections import LineCollection, PolyCollection
 from matplotlib.figure import Figure
@@ -27,6 +29,7 @@ from mathprobe.reports.plot_labels import (
     Figures,
     describe,
     hover,
+    legend,
     text_width,
     value,
     wrap,
@@ -42,13 +45,11 @@ def run_color(j: int) -> str:
     return f"C{j % 10}"
 
 
-def _legend(fig: Figure, handles: list, ncol: int | None = None) -> None:
-    """The legend on its own line under the title (which may take the figure's width)."""
-    h = fig.get_size_inches()[1]
-    fig.legend(handles=handles, loc="upper right", bbox_to_anchor=(0.995, 1 - 0.26 / h),
-               frameon=False,
-               fontsize=FONT, ncol=ncol or min(len(handles), 4), borderaxespad=0.1,
-               handlelength=1.4, columnspacing=1.0)
+def _mark(artist: Artist, **marks: Any) -> None:
+    """Record on an artist what it draws (its `mathprobe_<name>` attributes, which matplotlib
+    ignores): the plot tests read them back to check each mark against its figure."""
+    for name, mark in marks.items():
+        setattr(artist, f"mathprobe_{name}", mark)
 
 
 def _whiskers(ax: Axes, segments: list, keys: list, axis: str, color, caps: float = 0) -> None:
@@ -56,8 +57,7 @@ def _whiskers(ax: Axes, segments: list, keys: list, axis: str, color, caps: floa
     if not segments:
         return
     lines = LineCollection(segments, colors=color, linewidths=0.8, zorder=2.5)
-    lines.mathprobe_whiskers = keys
-    lines.mathprobe_axis = axis
+    _mark(lines, whiskers=keys, axis=axis)
     ax.add_collection(lines)
     if caps:
         ends = [((p[0] - caps, p[1]), (p[0] + caps, p[1])) if axis == "y"
@@ -199,7 +199,7 @@ def stacked(plot: Plot, runs: list[str], figures: Figures) -> list[Figure]:
             left[i] += width
         # one collection per series (a patch per segment is slow for 100 runs)
         segments = PolyCollection(boxes, facecolors=color, linewidths=0)
-        segments.mathprobe_segments = keys
+        _mark(segments, segments=keys)
         ax.add_collection(segments)
     ax.set_yticks(range(n), runs, fontsize=6 if small else FONT)
     for run, tick in zip(runs, ax.get_yticklabels()):     # the run's shares and intervals
@@ -208,7 +208,7 @@ def stacked(plot: Plot, runs: list[str], figures: Figures) -> list[Figure]:
     ax.set_ylim(n - 0.5, -0.5)
     ax.set_xlim(0, plot.scale)
     ax.set_xlabel(f"{plot.xlabel or 'share'} ({plot.unit})" if plot.unit else plot.xlabel)
-    _legend(fig, handles)
+    legend(fig, handles)
     return [fig]
 
 
@@ -253,7 +253,7 @@ def bars(plot: Plot, runs: list[str], figures: Figures) -> list[Figure]:
     ax.set_ylabel(f"{plot.ylabel} ({plot.unit})" if plot.unit else plot.ylabel)
     if plot.unit == "%":
         ax.set_ylim(0, 100)
-    _legend(fig, handles)
+    legend(fig, handles)
     return [fig]
 
 
@@ -262,7 +262,7 @@ def curve(plot: Plot, runs: list[str], figures: Figures) -> list[Figure]:
     fig = Figure(figsize=(7, 3.6))
     w, h = fig.get_size_inches()
     ax = fig.add_axes((0.75 / w, BOTTOM_IN / h, (w - 1.0) / w, (h - BOTTOM_IN - TOP_IN) / h))
-    handles = []
+    handles: list[Artist] = []
     for j, run in enumerate(runs):
         pts = [(x, value(figures, run, key)) for x, (_, key) in zip(plot.xs, plot.series)]
         pts = [(x, v) for x, v in pts if v is not None]
@@ -273,7 +273,7 @@ def curve(plot: Plot, runs: list[str], figures: Figures) -> list[Figure]:
         color = run_color(j)
         (line,) = ax.plot(xs, v[:, 0], marker="o", markersize=3, color=color)
         band = ax.fill_between(xs, v[:, 1], v[:, 2], alpha=0.2, color=color, linewidth=0)
-        band.mathprobe_band = run
+        _mark(band, band=run)
         hover(fig, line, "; ".join(describe(plot, figures, run, key, f"{plot.xlabel} = {lb}")
                                    for lb, key in plot.series))
         handles.append(Line2D([], [], color=color, marker="o", markersize=3, label=run))
@@ -282,7 +282,7 @@ def curve(plot: Plot, runs: list[str], figures: Figures) -> list[Figure]:
     if plot.unit == "%":
         ax.set_ylim(0, 100)
     handles.append(Patch(facecolor="#888888", alpha=0.3, label="95% interval"))
-    _legend(fig, handles)
+    legend(fig, handles)
     return [fig]
 
 
@@ -325,7 +325,7 @@ def dots(plot: Plot, runs: list[str], figures: Figures) -> list[Figure]:
             handles.append(Line2D([], [], color="none", marker="o", markersize=4,
                                   markerfacecolor="white", markeredgecolor=MARK,
                                   label=plot.marked))
-        _legend(fig, handles)
+        legend(fig, handles)
         out.append(fig)
     return out
 
@@ -362,7 +362,7 @@ def heatmap(plot: Plot, runs: list[str], figures: Figures) -> list[Figure]:
             img = ax.pcolormesh(np.arange(len(runs) + 1) - 0.5, panel.edges,
                                 np.ma.masked_invalid(data), cmap=cmap, vmin=vmin, vmax=vmax,
                                 rasterized=data.size > 1000)   # one image, not a path a cell
-            img.mathprobe_cells = [[(run, r.key) for run in runs] for r in panel.rows]
+            _mark(img, cells=[[(run, r.key) for run in runs] for r in panel.rows])
             ax.set_xlim(-0.5, len(runs) - 0.5)
             ax.set_ylim(panel.units, 0)
             for i, r in enumerate(panel.rows):
@@ -386,6 +386,7 @@ def heatmap(plot: Plot, runs: list[str], figures: Figures) -> list[Figure]:
             ax.tick_params(axis="x", length=0)
             for side in ("left", "bottom"):
                 ax.spines[side].set_visible(False)
+        assert img is not None         # every part of the layout has a panel
         w, h = fig.get_size_inches()
         cax = fig.add_axes((1 - 0.75 / w, bottom / h, 0.12 / w, (h - bottom - TOP_IN) / h))
         fig.colorbar(img, cax=cax, label=f"{plot.xlabel or plot.ylabel or 'value'}"
@@ -393,7 +394,7 @@ def heatmap(plot: Plot, runs: list[str], figures: Figures) -> list[Figure]:
         handles = [Patch(facecolor=NO_DATA, label="no data")]
         if any(plot.marks.values()):
             handles.append(Patch(facecolor="white", edgecolor=MARK, label=plot.marked))
-        _legend(fig, handles)
+        legend(fig, handles)
         out.append(fig)
     return out
 

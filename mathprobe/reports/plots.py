@@ -70,15 +70,20 @@ def draw(plot: Plot, runs: Sequence[str], figures: Figures) -> list[Drawn]:
         # one line across the figure: a long title in a narrow figure gets a smaller font
         width = fig.get_size_inches()[0] - 0.2
         size = max(6.5, min(10.0, 10 * width / max(text_width(title, 10), 0.01)))
-        fig.suptitle(title, x=0.01, y=0.995, ha="left", va="top", fontsize=size)
+        # its top a little below the figure's: at the very edge the glyphs' tops were cut
+        fig.suptitle(title, x=0.01, y=1 - 0.04 / fig.get_size_inches()[1], ha="left",
+                     va="top", fontsize=size)
         out.append(Drawn(plot.key if len(figs) == 1 else f"{plot.key}-part{k + 1}", title, fig,
                          kind == "heatmap"))
     return out
 
 
-def svg(fig: Figure) -> str:
+def svg(fig: Figure, prefix: str = "") -> str:
     """The figure as an <svg> element to inline (no XML prolog), scaling down with the page,
-    with its hover titles."""
+    with its hover titles; every id in it (and every reference to one) starts with `prefix`.
+    matplotlib numbers each figure's ids from 1 ('axes_1', 'patch_2', its clip paths by a
+    fixed salt), so inline plots of one page share ids (81-322 a report): invalid HTML, and a
+    clip path or gradient can bind to another plot's. A report gives each plot its own."""
     buf = io.StringIO()
     fig.savefig(buf, format="svg", metadata={"Date": None})
     text = buf.getvalue()
@@ -87,7 +92,15 @@ def svg(fig: Figure) -> str:
         text = re.sub(r'<g id="(mp\d+)">',
                       lambda m: f'<g id="{m[1]}"><title>{_html.escape(titles[m[1]])}</title>'
                       if m[1] in titles else m[0], text)
-    return text[text.index("<svg"):].replace("<svg ", '<svg style="max-width:100%;height:auto" ', 1)
+    text = text[text.index("<svg"):]
+    if prefix:
+        ids = set(re.findall(r'\sid="([^"]+)"', text))
+        text = re.sub(r'(\sid=")([^"]+)"', lambda m: f'{m[1]}{prefix}{m[2]}"', text)
+        text = re.sub(r'url\(#([^)]+)\)',
+                      lambda m: f"url(#{prefix}{m[1]})" if m[1] in ids else m[0], text)
+        text = re.sub(r'((?:xlink:)?href)="#([^"]+)"',
+                      lambda m: f'{m[1]}="#{prefix}{m[2]}"' if m[2] in ids else m[0], text)
+    return text.replace("<svg ", '<svg style="max-width:100%;height:auto" ', 1)
 
 
 def save(fig: Figure, stem: str) -> list[str]:

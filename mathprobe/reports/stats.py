@@ -2,9 +2,12 @@
 
 Every figure is a function of per-unit sums (`mathprobe.contract.Stat`): a ratio sum(num) / sum(den)
 of one cell (an accuracy, a rate, a score), the mean of several cells' ratios (WE-MATH's
-categories), or the share of cells whose ratio is above alpha (CMMaTH's SSR). So one bootstrap
+categories) or their standard deviation (the spread between repeated samples), or the share of
+cells whose ratio is above alpha (CMMaTH's SSR). So one bootstrap
 resample is one weight per unit (how often the unit was drawn), and every figure of every run
-comes out of a sparse matrix product: the resamples of a run cost about one pass over its rows.
+comes out of one product of the weights with the run's sums per (unit, cell), taken over their
+nonzero entries (mathprobe.reports.unit_sums): the resamples of a run cost about one pass over
+its rows.
 
 - Resamples: Efron's nonparametric bootstrap, `RESAMPLES` draws of n units with replacement
   (numpy's PCG64 seeded with (`SEED`, n)), so the same units are drawn the same way in every run
@@ -19,22 +22,24 @@ comes out of a sparse matrix product: the resamples of a run cost about one pass
   clustered in problems, one unit), the bootstrap says nothing: a figure in [0, 1] then gets the
   Wilson interval at its estimate over its m units, each counted once; an unbounded one none.
   Each estimate names its method (`ci_method`).
-- Paired test of two runs: an exact McNemar test (scipy's binomial test on the discordant pairs)
-  where the figure is a share of right/wrong items both runs answered; otherwise the paired
-  bootstrap of the difference, with a two-sided p-value from the resampled differences.
+- Paired test of two runs: an exact McNemar test (the binomial test on the discordant pairs,
+  computed in exact integers; tests/reports/test_compare.py holds it to scipy's) where the
+  figure is a share of right/wrong items both runs answered; otherwise the paired bootstrap of
+  the difference, with a two-sided p-value from the resampled differences.
 """
 from __future__ import annotations
 
 import functools
+import math
 from collections.abc import Sequence
 from dataclasses import dataclass
 from fractions import Fraction
 
 import numpy as np
-from scipy import sparse
 
 from mathprobe.contract import Stat
 from mathprobe.reports import intervals
+from mathprobe.reports.unit_sums import UnitSums
 
 RESAMPLES = 1000
 SEED = 20240611
@@ -42,11 +47,81 @@ CONFIDENCE = 0.95
 SIGNIFICANCE = 0.05
 
 
+def fewest_pairs(alpha: float = SIGNIFICANCE) -> int:
+    """The fewest discordant pairs with which the exact two-sided binomial test at 1/2 (McNemar's,
+    the sign test) can give p < alpha: all k one way gives p = 2 * 0.5**k (6 for alpha = 0.05:
+    0.031; 5 give 0.0625)."""
+    k = 1
+    while 2 * 0.5 ** k >= alpha:
+        k += 1
+    return k
+
+
+# The tests of a difference between two runs (docs/intervals.md) and the fewest units each needs
+# before its p-value can mark a difference at SIGNIFICANCE: for McNemar's test the discordant
+# items, for the sign test and the paired bootstrap the units whose figure moved (up or down).
+# The two exact tests need no rule of their own (below it their p-value is at least 0.0625);
+# the bootstrap's p-value is the share of resamples on the far side of 0, which says nothing
+# of few moved units (one unit gives p = 0: every resample moves the same way), so below the
+# fewest the exact sign test over the moved units is used in its place.
+MCNEMAR = "mcnemar"               # exact McNemar: paired right/wrong items
+SIGN = "sign"                     # exact sign test: the units whose figure went up vs down
+BOOTSTRAP_TEST = "bootstrap"      # the paired bootstrap's two-sided p-value
+MIN_N = {MCNEMAR: fewest_pairs(), SIGN: fewest_pairs(), BOOTSTRAP_TEST: fewest_pairs()}
+
+
+def star_rule() -> str:
+    """What a `*` means, in the words every output prints beside its differences."""
+    return (f"* = significant: the adjusted p below {SIGNIFICANCE:g} and the 95% interval "
+            "clear of 0")
+
+
+def tests_note() -> str:
+    """Which test gave each p-value, in the words every output prints beside its differences."""
+    return ("p: the exact McNemar test (McNemar k/l, McN on the terminal: items right only in "
+            "the baseline / only in the run), the paired bootstrap, or where fewer than "
+            f"{MIN_N[BOOTSTRAP_TEST]} units moved the exact sign test (sign k/l: units whose "
+            "figure is higher in the baseline / in the run)")
+
+
+def significant(p_adjusted: float | None,
+                interval: tuple[float | None, float | None] | None = None) -> bool:
+    """The one rule for marking a difference significant, which every output shows (the `*` of
+    the terminal, the Markdown artifact and the HTML report, `significant` in JSON and CSV): its
+    test's multiplicity-adjusted p-value is below SIGNIFICANCE, and its interval, where it has
+    one, does not hold 0 (a score interval and an exact test can disagree at the edge: no mark
+    then). The tests' minimum n (MIN_N) is kept by the choice of test (compare.py)."""
+    if p_adjusted is None or not p_adjusted < SIGNIFICANCE:
+        return False
+    if interval is None or interval[0] is None or interval[1] is None:
+        return True
+    return not interval[0] <= 0 <= interval[1]
+
+
 # how an interval was made (`Estimate.ci_method`; the glossary and docs/intervals.md say more)
 WILSON = "wilson"                 # Wilson score interval of k right of n independent units
 BOOTSTRAP = "bootstrap"           # percentile bootstrap over the units
 WILSON_UNITS = "wilson-units"     # the bootstrap collapsed: Wilson at the estimate over m units
 NO_INTERVAL = "none"              # an unbounded figure whose resamples are all equal
+TANGO = "tango"                   # a difference: Tango's score interval of paired items
+TANGO_UNITS = "tango-units"       # a difference whose paired bootstrap collapsed: Tango, units
+
+# each method's name as the reports print it beside an interval (short, in full): one source
+METHODS = {
+    WILSON: ("Wilson", "Wilson score interval"),
+    BOOTSTRAP: ("bootstrap", f"percentile bootstrap over the units ({RESAMPLES} resamples)"),
+    WILSON_UNITS: ("Wilson, units", "Wilson interval over the units (the bootstrap collapsed)"),
+    TANGO: ("Tango", "Tango's score interval of paired items"),
+    TANGO_UNITS: ("Tango, units", "Tango's interval over the units (the bootstrap collapsed)"),
+    NO_INTERVAL: ("none", "no interval (an unbounded figure whose resamples all agree)"),
+}
+
+
+def method_name(method: str | None, full: bool = False) -> str:
+    """How an interval was made, as a report names it (`METHODS`); '' for none given."""
+    if not method:
+        return ""
+    return METHODS.get(method, (method, method))[1 if full else 0]
 
 
 @dataclass(frozen=True)
@@ -91,21 +166,17 @@ _BLOCK = 100
 @dataclass
 class RunUnits:
     """One run's rows of the figure-units view, coded: `units` the sorted unit codes it has;
-    `num`, `den` (len(units) x n_cells) sums per unit and cell; `rows`: the raw rows (unit,
-    item, cell, num, den codes and values) for paired tests."""
+    `sums` its num, den per (unit, cell) (rows: the units' places in `units`); `rows`: the raw
+    rows (unit, item, cell, num, den codes and values) for paired tests."""
     units: np.ndarray
-    num: sparse.csr_matrix
-    den: sparse.csr_matrix
+    sums: UnitSums
     rows: dict[str, np.ndarray]
 
     @classmethod
     def build(cls, unit: np.ndarray, item: np.ndarray, cell: np.ndarray, num: np.ndarray,
               den: np.ndarray, n_cells: int) -> RunUnits:
         units, local = np.unique(unit, return_inverse=True)
-        shape = (len(units), n_cells)
-        return cls(units,
-                   sparse.csr_matrix((num, (local, cell)), shape=shape),
-                   sparse.csr_matrix((den, (local, cell)), shape=shape),
+        return cls(units, UnitSums.of(local, cell, num, den, len(units), n_cells),
                    {"unit": unit, "item": item, "cell": cell, "num": num, "den": den})
 
     def binary_cells(self) -> np.ndarray:
@@ -113,31 +184,20 @@ class RunUnits:
         contribute num, den in {0, 1} with num <= den (one item of the figure, or none)?
         WE-MATH's S1 is not (a problem holds 2 or 3 one-step questions), nor is a leaf concept
         with two questions in one problem: their units are clusters."""
-        def bad(m: sparse.csr_matrix) -> np.ndarray:
-            flags = m.copy()
-            flags.data = ((flags.data != 0) & (flags.data != 1)).astype(np.float64)
-            return np.asarray(flags.sum(axis=0)).ravel() > 0
-
-        over = self.num - self.den
-        over.data = (over.data > 0).astype(np.float64)
-        return ~(bad(self.num) | bad(self.den) | (np.asarray(over.sum(axis=0)).ravel() > 0))
+        return self.sums.binary_cells()
 
     def units_with_rows(self, cells: np.ndarray) -> int:
         """How many units have a row (den > 0) in any of `cells`."""
-        if not len(cells):
-            return 0
-        return int(np.count_nonzero(np.asarray((self.den[:, cells] > 0).sum(axis=1)).ravel()))
+        return self.sums.units_with_rows(cells)
 
-    def on(self, universe: np.ndarray) -> tuple[sparse.csr_matrix, sparse.csr_matrix]:
-        """num, den re-indexed to the rows of `universe` (sorted unit codes): units it lacks
+    def on(self, universe: np.ndarray) -> UnitSums:
+        """The sums re-indexed to the rows of `universe` (sorted unit codes): units it lacks
         contribute nothing; its units outside the universe are dropped."""
         if len(universe) == len(self.units) and np.array_equal(universe, self.units):
-            return self.num, self.den
+            return self.sums
         pos = np.searchsorted(universe, self.units)
         inside = (pos < len(universe)) & (universe[np.minimum(pos, len(universe) - 1)] == self.units)
-        pick = sparse.csr_matrix((np.ones(inside.sum()), (pos[inside], np.flatnonzero(inside))),
-                                 shape=(len(universe), len(self.units)))
-        return pick @ self.num, pick @ self.den
+        return self.sums.reindexed(np.where(inside, pos, -1), len(universe))
 
 
 class Compiled:
@@ -148,15 +208,18 @@ class Compiled:
         self.offsets = np.array([s.den_offset for s in stats], dtype=np.float64)
         self.ratio = [(k, cell_index[s.cells[0]]) for k, s in enumerate(stats)
                       if s.how == "ratio" and s.cells[0] in cell_index]
-        self.others = []
+        # (stat, how, its cells, a share_above's alpha as numerator, denominator)
+        self.others: list[tuple[int, str, np.ndarray, tuple[int, int] | None]] = []
         for k, s in enumerate(stats):
             if s.how == "ratio":
                 continue
             cells = np.array([cell_index[c] for c in s.cells if c in cell_index], dtype=np.int64)
             if s.how == "share_above":
+                if s.alpha is None:
+                    raise ValueError(f"stat {s.key}: share_above needs its alpha")
                 frac = Fraction(s.alpha).limit_denominator(10_000)
                 self.others.append((k, s.how, cells, (frac.numerator, frac.denominator)))
-            elif s.how == "macro":
+            elif s.how in ("macro", "sd"):
                 self.others.append((k, s.how, cells, None))
             else:
                 raise ValueError(f"stat {s.key}: unknown how {s.how!r}")
@@ -177,10 +240,17 @@ class Compiled:
                 has = d > 0
                 count = has.sum(axis=1)
                 plus = self.offsets[k]
-                if how == "macro":
+                if how in ("macro", "sd"):
                     r = np.where(has, n / np.where(has, d + plus, 1), 0.0)
-                    out[:, k] = np.where(count > 0, r.sum(axis=1) / np.maximum(count, 1), np.nan)
+                    mean = r.sum(axis=1) / np.maximum(count, 1)
+                    if how == "macro":
+                        out[:, k] = np.where(count > 0, mean, np.nan)
+                    else:       # the sample SD of the cells' ratios (n - 1), over 2 or more
+                        dev = np.where(has, r - mean[:, None], 0.0)
+                        var = (dev * dev).sum(axis=1) / np.maximum(count - 1, 1)
+                        out[:, k] = np.where(count > 1, np.sqrt(var), np.nan)
                 else:   # share_above, compared exactly: num * q > p * den (integer sums)
+                    assert alpha is not None           # __init__ gave every share_above one
                     p, q = alpha
                     above = has & (n * q > p * (d + plus))
                     out[:, k] = np.where(count > 0, above.sum(axis=1) / np.maximum(count, 1), np.nan)
@@ -202,7 +272,7 @@ class Compiled:
         lo, hi = interval(point, reps, confidence)
         methods = [BOOTSTRAP] * len(self.stats)
         binary = run.binary_cells()
-        n_sum, d_sum = full_sums(run.num, run.den)
+        n_sum, d_sum = run.sums.totals()
         for k, s in enumerate(self.stats):
             if np.isnan(point[k]):
                 continue
@@ -234,16 +304,14 @@ class Compiled:
         return out
 
 
-def resample_sums(num: sparse.csr_matrix, den: sparse.csr_matrix,
-                  resamples: int = RESAMPLES, seed: int = SEED) -> tuple[np.ndarray, np.ndarray]:
-    """(resamples x cells) sums of num and den under the bootstrap weights of num's units."""
-    w = weights(num.shape[0], resamples, seed)
-    both = (sparse.hstack([num, den], format="csr").T @ w).T     # one pass for both
-    return both[:, :num.shape[1]], both[:, num.shape[1]:]
+def resample_sums(sums: UnitSums, resamples: int = RESAMPLES, seed: int = SEED
+                  ) -> tuple[np.ndarray, np.ndarray]:
+    """(resamples x cells) sums of num and den under the bootstrap weights of the units."""
+    return sums.resampled(weights(sums.n_units, resamples, seed))
 
 
-def full_sums(num: sparse.csr_matrix, den: sparse.csr_matrix) -> tuple[np.ndarray, np.ndarray]:
-    return np.asarray(num.sum(axis=0)).ravel(), np.asarray(den.sum(axis=0)).ravel()
+def full_sums(sums: UnitSums) -> tuple[np.ndarray, np.ndarray]:
+    return sums.totals()
 
 
 def interval(point: np.ndarray, reps: np.ndarray,
@@ -280,16 +348,19 @@ def bootstrap_p(diffs: np.ndarray) -> np.ndarray:
 def mcnemar(only_a: np.ndarray | int, only_b: np.ndarray | int) -> np.ndarray | float:
     """Exact McNemar p-value: under H0 the discordant pairs split 50/50, so the two-sided
     binomial test (scipy.stats.binomtest(only_a, only_a + only_b, 0.5)), which at p = 0.5 is
-    2 P(X <= min(only_a, only_b)), at most 1; 1 when there are none. Vectorised.
-    (scipy.stats is imported here, not with the module: it takes 0.9 s, and a single run's
-    report, e.g. the artifact every eval flow publishes, compares no runs.)"""
-    from scipy.stats import binom
-
+    2 P(X <= min(only_a, only_b)), at most 1; 1 when there are none. Vectorised; each in exact
+    integers, Python's (the sum of binomial coefficients over 2^n)."""
     a, b = np.asarray(only_a), np.asarray(only_b)
-    n = a + b
-    p = np.minimum(1.0, 2 * binom.cdf(np.minimum(a, b), np.maximum(n, 1), 0.5))
-    out = np.where(n == 0, 1.0, p)
+    low, n = np.minimum(a, b).ravel(), (a + b).ravel()
+    p = [1.0 if m == 0 else min(1.0, 2 * _binomial_half_cdf(int(k), int(m)))
+         for k, m in zip(low, n)]
+    out = np.asarray(p, dtype=np.float64).reshape(np.shape(a + b))
     return float(out) if out.ndim == 0 else out
+
+
+def _binomial_half_cdf(k: int, n: int) -> float:
+    """P(X <= k) for X ~ Binomial(n, 1/2)."""
+    return sum(math.comb(n, i) for i in range(k + 1)) / 2 ** n
 
 
 def binary_outcomes(rows: dict[str, np.ndarray], n_cells: int) -> dict[int, tuple[np.ndarray, np.ndarray]]:

@@ -3,7 +3,6 @@ run), then its benchmark's declared figures and notes (`Benchmark.comparison`, d
 `mathprobe.reports.terminal`). All read from the SQL views: no metric is computed here."""
 from __future__ import annotations
 
-import json
 from typing import Any
 
 from rich.console import Console, Group
@@ -11,7 +10,7 @@ from rich.text import Text
 
 from mathprobe import registry
 from mathprobe.backends import prices
-from mathprobe.reports import terminal
+from mathprobe.reports import notes, terminal
 from mathprobe.reports.selection import check_grader, default_grader, default_graders, find_run  # noqa: F401
 from mathprobe.store import Store
 
@@ -21,12 +20,15 @@ def build(store: Store, run_id: str, grader: str | None = None) -> dict[str, Any
     bench = registry.get(run["benchmark"])
     if grader is not None:
         check_grader(store, {run_id: (run["benchmark"], run["setting"])}, grader)
-    summary = {k: run.get(k) for k in ("run_id", "benchmark", "model", "backend", "setting",
-                                       "status", "n_items", "n_responses", "n_not_asked", "n_ok",
-                                       "n_missing", "n_infra_failed", "n_refused", "n_truncated",
-                                       "input_tokens", "output_tokens", "reasoning_tokens",
-                                       "cost_usd")}
+    summary: dict[str, Any] = {k: run.get(k) for k in (
+        "run_id", "benchmark", "model", "backend", "setting", "status", "n_items", "n_responses",
+        "n_not_asked", "n_ok", "n_missing", "n_infra_failed", "n_refused", "n_truncated",
+        "input_tokens", "output_tokens", "reasoning_tokens", "cost_usd")}
     summary["n_truncated"] = summary["n_truncated"] or 0
+    summary["samples"] = run.get("samples") or 1
+    if summary["samples"] > 1:      # --samples K: every sample's answers (the counts above: 0's)
+        summary["sampled"] = {k: v for k, v in (run.get("sampled") or {}).items()
+                              if k != "run_id"}
     summary["cost_usd"] = float(summary["cost_usd"] or 0.0)
     if summary["status"] == "running" and getattr(store, "read_only", False):
         # a read-only open succeeded, so no process holds the file for writing: the process
@@ -38,7 +40,7 @@ def build(store: Store, run_id: str, grader: str | None = None) -> dict[str, Any
     # equality on run_id down to the responses (a prefix filter would summarise every run)
     keep = ("run_id", "model", "n_items", "n_ok", "n_judge_failed", "n_infra_failed",
             "n_truncated", "input_tokens", "output_tokens", "cost_usd")
-    judges = [{k: row.get(k) for k in keep} for row in (store.query_dicts(
+    judges: list[dict[str, Any]] = [{k: row.get(k) for k in keep} for row in (store.query_dicts(
         "SELECT * FROM run_summary WHERE run_id = ?", [judge])[0]
         for (judge,) in store.query("SELECT run_id FROM runs WHERE starts_with(run_id, ?) "
                                     "ORDER BY run_id", [f"{run_id}@judge:"]))]
@@ -46,7 +48,7 @@ def build(store: Store, run_id: str, grader: str | None = None) -> dict[str, Any
                                  "GROUP BY grader", [run_id]))
     for j in judges:
         j["priced"] = prices.is_priced(j["model"])
-        j["failures"] = failure_reasons(store, j["run_id"])
+        j["failures"] = notes.failure_reasons(store, j["run_id"])
         # which verdicts of its cascade came from the judge, which from the rules; its calls
         # answered from the content cache (nothing asked, nothing paid)
         j["n_from_judge"] = by_grader.get(f"judge:{j['model']}", 0)
@@ -54,47 +56,9 @@ def build(store: Store, run_id: str, grader: str | None = None) -> dict[str, Any
         j["n_cached"] = store.query("SELECT count(*) FROM current_responses WHERE run_id = ? AND "
                                     "status = 'ok' AND attempts = 0", [j["run_id"]])[0][0]
     figures = terminal.build(store, bench, run, grader)
-    cut = truncation_note(store, run_id, summary["n_truncated"])
-    figures["notes"] = ([cut] if cut else []) + figures["notes"]
-    return {"run": summary, "judges": judges, "failures": failure_reasons(store, run_id),
-            **figures}
-
-
-def truncation_note(store: Store, run_id: str, n: int) -> str | None:
-    """The note on a run's replies cut at the token cap before their answer (`truncated`):
-    how many, at which cap (the run's max_completion_tokens or max_tokens, as sent), and what
-    to do; None when there are none."""
-    if not n:
-        return None
-    (params,), = store.query("SELECT params FROM runs WHERE run_id = ?", [run_id])
-    sent = json.loads(params) if params else {}
-    cap = sent.get("max_completion_tokens", sent.get("max_tokens"))
-    at = f"at {cap} tokens" if cap is not None else "at the model's own token limit"
-    return (f"{n} answer(s) cut {at} inside the reasoning or before the answer (truncated), "
-            "left out of every figure like failed calls: re-ask them with a larger --max-tokens "
-            "(the same command with it asks only those)")
-
-
-def failure_reasons(store: Store, run_id: str, limit: int = 5) -> list[dict[str, Any]]:
-    """The most frequent reasons of the run's failed calls (infra_failed, judge_failed), with
-    counts; the retry count that ends each message is left out so equal causes group."""
-    return store.query_dicts(r"""
-        SELECT status, regexp_replace(coalesce(error, '(no reason recorded)'),
-                                      ' \((gave up|not retryable) after \d+ attempt\(s\)\)$', '')
-                       AS reason,
-               count(*) AS n
-        FROM current_responses
-        WHERE run_id = ? AND status IN ('infra_failed', 'judge_failed')
-        GROUP BY ALL ORDER BY n DESC, reason LIMIT ?""", [run_id, limit])
-
-
-def failure_lines(failures: list[dict[str, Any]], total: int) -> list[str]:
-    """`failure_reasons` as lines for the terminal: '12 x HTTP 503: ... (infra_failed)'."""
-    lines = [f"{f['n']} x {f['reason']} ({f['status']})" for f in failures]
-    shown = sum(f["n"] for f in failures)
-    if total > shown:
-        lines.append(f"... and {total - shown} more failure(s) with other reasons")
-    return lines
+    return {"run": summary, "judges": judges, "failures": notes.failure_reasons(store, run_id),
+            "failed_calls": notes.failed_calls(store, summary),
+            **figures, "notes": notes.run_notes(store, bench.name, run, grader)}
 
 
 def render(report: dict[str, Any], width: int = 120) -> Group:
@@ -108,6 +72,7 @@ def render(report: dict[str, Any], width: int = 120) -> Group:
         f"{run['n_infra_failed']} infra_failed, "
         + (f"{run['n_truncated']} truncated, " if run.get("n_truncated") else "")
         + f"{run['n_not_asked']} not asked (of {run['n_items']} items)\n",
+        _samples_line(run),
         f"tokens: {run['input_tokens']} in, {run['output_tokens']} out"
         + (f" ({run['reasoning_tokens']} of them reasoning)"
            if run.get("reasoning_tokens") is not None else "")
@@ -124,17 +89,24 @@ def render(report: dict[str, Any], width: int = 120) -> Group:
                           f"{j['output_tokens']} out; cost {jcost}; cascade:{j['model']} = "
                           f"{j.get('n_from_rules', 0)} verdicts of the rules + "
                           f"{j.get('n_from_judge', 0)} of the judge"))
-        for line in failure_lines(j.get("failures", []),
-                                  j["n_judge_failed"] + j["n_infra_failed"]):
+        for line in notes.failure_lines(j.get("failures", []),
+                                        j["n_judge_failed"] + j["n_infra_failed"]):
             parts.append(Text(f"  judge {line}", style="yellow"))
-    if run["n_infra_failed"]:
-        parts.append(Text(f"{run['n_infra_failed']} call(s) failed (infra_failed): not graded, "
-                          "left out of the figures; re-drive them with --retry-failed",
-                          style="yellow"))
-        for line in failure_lines(report.get("failures", []), run["n_infra_failed"]):
-            parts.append(Text(f"  {line}", style="yellow"))
+    parts += [Text(line, style="yellow") for line in report.get("failed_calls", [])]
     parts += terminal.render(report, width)
     return Group(*parts)
+
+
+def _samples_line(run: dict[str, Any]) -> str:
+    """The line of a run asked --samples K: every sample's answers by status ('' for K = 1)."""
+    s = run.get("sampled")
+    if not s:
+        return ""
+    return (f"samples: {run['samples']} per item, {s['n_ok']} ok, {s['n_refused']} refused, "
+            f"{s['n_infra_failed']} infra_failed, "
+            + (f"{s['n_truncated']} truncated, " if s.get("n_truncated") else "")
+            + f"{s['n_not_asked']} not asked (of {s['n_pairs']} answers; the line above is "
+            "sample 0's)\n")
 
 
 def figure_pairs(report: dict[str, Any]) -> list[tuple[str, str]]:

@@ -1,7 +1,7 @@
 """A run's declared figures (`Benchmark.comparison`, mathprobe.figures) as the run report shows them:
 `build` reads every table's figures with their 95% intervals and n through the comparison
-machinery (the same numbers `compare`, the Markdown artifact and the HTML report show) and the
-comparison's notes (what `report --json` prints), `render` draws the tables that are not
+machinery (the same numbers `compare`, the Markdown artifact and the HTML report show), `render`
+draws them with the run's notes (mathprobe.reports.notes) under them: the tables that are not
 `detail` for the terminal in each table's declared layout, and `flat` gives (figure, value)
 pairs for a sweep's table. Every benchmark's run report is drawn here: none writes its own."""
 from __future__ import annotations
@@ -12,25 +12,19 @@ from rich.table import Table as RichTable
 from rich.text import Text
 
 from mathprobe.contract import Benchmark
-from mathprobe.reports import compare, error_analysis, error_render
+from mathprobe.reports import compare, error_render
 from mathprobe.reports.format import fmt_interval, fmt_value, is_percent
 from mathprobe.store import Store
 
 
 def build(store: Store, bench: Benchmark, run: dict[str, Any], grader: str) -> dict[str, Any]:
     """{"grader", "tables": [{key, title, note, detail, layout, rows, figures: [{key, label, fmt,
-    value, ci_low, ci_high, n, count, ci_method}]}], "notes": [str]} of one run (its
-    `run_summary` row). A rows='model' table (e.g. ConceptMath's Table 2) is the run's model's
-    row: the run in its setting and the model's latest run in each other setting, a figure per
-    (figure, setting) keyed 'key@setting', and their average keyed 'average'."""
-    spec = bench.comparison
+    value, ci_low, ci_high, n, count, ci_method}]}], "errors", "rankings"} of one run (its
+    `run_summary` row). Only this run's figures: a rows='model' table (e.g. ConceptMath's Table
+    2) is its row of the run's own setting, a figure per figure keyed 'key@setting', and their
+    average keyed 'average' (the model's other runs are not this run's report: `compare`
+    and `report --html --runs` put a model's settings side by side)."""
     runs = [{**run, "grader": grader}]
-    if any(t.rows == "model" for t in spec.tables(store, set())):
-        runs += [{**store.run(rid), "grader": grader} for (rid,) in store.query(
-            "SELECT run_id FROM runs WHERE benchmark = ? AND model = ? AND setting <> ? "
-            "AND list_contains(?, setting) QUALIFY row_number() OVER (PARTITION BY setting "
-            "ORDER BY started_at DESC, run_id) = 1",
-            [bench.name, run["model"], run["setting"], list(bench.settings)])]
     b = compare.compare_benchmark(store, bench, runs)
     figures = b.figures.get(run["run_id"], {})
     tables = []
@@ -51,9 +45,8 @@ def build(store: Store, bench: Benchmark, run: dict[str, Any], grader: str) -> d
                                  **figures[s.key].as_dict()}
                                 for s in t.stats if s.key in figures]
         tables.append(shown)
-    errors = b.errors if len(runs) == 1 else error_analysis.build(store, bench, runs[:1])
-    return {"grader": grader, "tables": tables, "notes": spec.notes(store, run, grader),
-            "errors": errors,
+    errors = b.errors
+    return {"grader": grader, "tables": tables, "errors": errors,
             "rankings": [k.as_dict() for k in b.rankings if k.run_id == run["run_id"]]}
 
 

@@ -61,7 +61,7 @@ def read(store: Store, view: str, selection: Sequence[tuple[str, str]]) -> Frame
     for k, (run_id, _) in enumerate(selection):
         lo, hi = bounds[k], bounds[k + 1]
         if hi > lo:
-            runs[run_id] = RunUnits.build(*(np.asarray(cols[c][lo:hi]) for c in
-                                            ("unit", "item", "cell", "num", "den")),
-                                          n_cells=len(cells))
+            unit, item, cell, num, den = (np.asarray(cols[c][lo:hi]) for c in
+                                          ("unit", "item", "cell", "num", "den"))
+            runs[run_id] = RunUnits.build(unit, item, cell, num, den, n_cells=len(cells))
     return Frame(cells, runs)

@@ -19,7 +19,6 @@ from __future__ import annotations
 
 import asyncio
 import concurrent.futures
-import os
 import uuid
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
@@ -38,6 +37,7 @@ from mathprobe.backends.secrets import redact
 from mathprobe.errors import MathprobeError
 from mathprobe.items import Completion, Request
 from mathprobe.runs import progress, runtime
+from mathprobe.runs.samples import Ask
 from mathprobe.store import Store
 
 FIRST_POLL_S = 1.0         # the first look at a batch, doubled each time up to ...
@@ -89,41 +89,44 @@ def still_waiting(run_id: str, n: int) -> str:
 
 
 def poll_s() -> float:
-    value = os.environ.get("MATHPROBE_BATCH_POLL_S")
-    return float(value) if value else POLL_S
+    from mathprobe import settings
+
+    value = settings.get("MATHPROBE_BATCH_POLL_S")
+    return value if value is not None else POLL_S
 
 
 @dataclass
 class BatchRun:
-    """One run's requests asked through its model's batch API. `requests_for(item_ids)` builds
-    the requests of those items (lazily: images are read as each batch is cut); `params` are
+    """One run's requests asked through its model's batch API. `requests_for(asks)` builds the
+    requests of those (item id, sample) pairs (lazily: images are read as each batch is cut;
+    a run of one sample asks sample 0 only); `params` are
     what every request of the run is sent (to read replies as a direct call does); `adjust`
     turns a read reply into what is stored (a judge's: no verdict -> judge_failed)."""
     store: Store
     run_id: str
     spec: str                                        # BACKEND:NAME
     params: dict[str, Any]
-    requests_for: Callable[[list[str]], Iterable[Request]]
+    requests_for: Callable[[list[Ask]], Iterable[Request]]
     adjust: Callable[[Request, Completion], Completion] | None = None
     waiting: Waiting = field(default_factory=NotShown)
     on_done: Callable[[str, Completion], Any] | None = None
     timeout_s: float | None = None
     counts: dict[str, int] = field(default_factory=dict)
 
-    def ask(self, item_ids: list[str]) -> dict[str, int]:
+    def ask(self, asks: list[Ask]) -> dict[str, int]:
         """Submit what is not in a batch yet, wait for every open batch of the run, store the
         results; counts by status (plus `rebatched`). From any thread: on the shared loop."""
         try:
-            return runtime.run(self._ask(item_ids), group=self.run_id)
+            return runtime.run(self._ask(asks), group=self.run_id)
         except concurrent.futures.CancelledError:
-            return {"interrupted": len(item_ids)}
+            return {"interrupted": len(asks)}
 
-    async def _ask(self, item_ids: list[str]) -> dict[str, int]:
+    async def _ask(self, asks: list[Ask]) -> dict[str, int]:
         client = get_batches(self.spec, timeout_s=self.timeout_s)
         if hasattr(client, "claimed"):
             client.claimed = self.store.batch_ids
         try:
-            return await self._ask_with(client, item_ids)
+            return await self._ask_with(client, asks)
         except ServiceError as exc:      # the service unreachable for the whole retry policy
             raise MathprobeError(f"--batch: {client.kind} did not answer ({redact(str(exc))}); "
                                  "nothing is lost: run the same command again to carry "
@@ -133,14 +136,14 @@ class BatchRun:
             progress.activity(self.run_id).batch = ""
             await client.aclose()
 
-    async def _ask_with(self, client, item_ids: list[str]) -> dict[str, int]:
+    async def _ask_with(self, client, asks: list[Ask]) -> dict[str, int]:
         self._same_service(client)
         await self._recover(client)
         waiting = self.store.pending_in_batches(self.run_id)
         if waiting:
             self._note(f"{len(waiting)} request(s) already in batches at {client.kind}: "
                        "waiting for them, submitting none of them again")
-        await self._submit(client, [i for i in item_ids if i not in waiting], attempt=1)
+        await self._submit(client, [a for a in asks if a not in waiting], attempt=1)
         await self._wait(client)
         return self.counts
 
@@ -171,26 +174,27 @@ class BatchRun:
                 self._note(f"a submission of {b['n_requests']} request(s) that a stopped "
                            f"command never completed is not at {client.kind}: asked again")
 
-    async def _submit(self, client, item_ids: list[str], attempt: int,
-                      replaces: dict[str, tuple[str, str]] | None = None) -> None:
-        """Submit the requests of `item_ids` in batches under the client's limits, each written
-        to the store first; `replaces`: item -> (submission, custom_id) it is asked again for."""
-        if not item_ids:
+    async def _submit(self, client, asks: list[Ask], attempt: int,
+                      replaces: dict[Ask, tuple[str, str]] | None = None) -> None:
+        """Submit the requests of `asks` in batches under the client's limits, each written to
+        the store first; `replaces`: (item, sample) -> (submission, custom_id) it is asked
+        again for. (A sample's request hash differs from every other's, and so its custom_id.)"""
+        if not asks:
             return
 
         def entries():
-            for req in self.requests_for(item_ids):
+            for req in self.requests_for(asks):
                 cid = custom_id(req.item_id, req.request_hash)
                 entry, size = client.entry(cid, req)
-                yield (entry, (cid, req.item_id, req.request_hash)), size
+                yield (entry, (cid, req.item_id, req.request_hash, req.sample)), size
 
         for chunk in chunked(entries(), limits_of(client.limits)):
             rows = [row for _, row in chunk]
             key = uuid.uuid4().hex
             old: dict[str, list[str]] = {}
-            for _, item_id, _ in rows:
-                if replaces and item_id in replaces:
-                    sub, cid = replaces[item_id]
+            for _, item_id, _, sample in rows:
+                if replaces and (item_id, sample) in replaces:
+                    sub, cid = replaces[item_id, sample]
                     old.setdefault(sub, []).append(cid)
             self.store.open_submission(key, self.run_id, client.kind, self.spec,
                                        client.endpoint, attempt, rows, old)
@@ -278,13 +282,14 @@ class BatchRun:
         pending = self.store.batch_pending(b["submission"])
         started = b["submitted_at"].replace(tzinfo=UTC)
         took = (datetime.now(UTC) - started).total_seconds()
-        again: dict[str, tuple[str, str]] = {}         # custom_id -> (item_id, why)
+        again: dict[str, tuple[Ask, str]] = {}         # custom_id -> ((item, sample), why)
         batch: list[tuple[str, str, str, Completion]] = []
         seen: set[str] = set()
 
         def keep(cid: str, completion: Completion) -> None:
-            item_id, request_hash = pending[cid]
+            item_id, sample, request_hash = pending[cid]
             completion.attempts = b["attempt"]
+            completion.sample = sample
             completion.latency_s = took
             if completion.cost_usd is None:
                 completion.cost_usd = prices.cost(client.kind, client.model,
@@ -302,9 +307,9 @@ class BatchRun:
                 try:
                     keep(o.custom_id, client.read(o.reply, self.params))
                 except Exception as exc:   # the reply is the server's fault (empty, malformed)
-                    again[o.custom_id] = (pending[o.custom_id][0], str(exc))
+                    again[o.custom_id] = (pending[o.custom_id][:2], str(exc))
             elif o.again:
-                again[o.custom_id] = (pending[o.custom_id][0], o.error or "not answered")
+                again[o.custom_id] = (pending[o.custom_id][:2], o.error or "not answered")
             else:
                 keep(o.custom_id, failed(f"{o.error} (in batch {b['batch_id']})"))
             if len(batch) >= STORE_EVERY:
@@ -314,15 +319,15 @@ class BatchRun:
             if st.error:                         # the batch failed as a whole (its validation)
                 keep(cid, failed(f"batch {b['batch_id']} {st.status}: {st.error}"))
             else:
-                again[cid] = (pending[cid][0], f"no result in batch {b['batch_id']} "
-                                               f"({st.status})")
+                again[cid] = (pending[cid][:2], f"no result in batch {b['batch_id']} "
+                                                f"({st.status})")
         self._store(b, batch)
         batch = []
         for cid, (_, why) in again.items():
             if b["attempt"] >= MAX_ATTEMPTS:
                 keep(cid, failed(f"not answered in {MAX_ATTEMPTS} batches; the last: {why}"))
         self._store(b, batch)
-        retry = {item: (b["submission"], cid) for cid, (item, _) in again.items()
+        retry = {ask: (b["submission"], cid) for cid, (ask, _) in again.items()
                  if b["attempt"] < MAX_ATTEMPTS}
         if retry:
             self.counts["rebatched"] = self.counts.get("rebatched", 0) + len(retry)

@@ -12,7 +12,8 @@ asks, grades and judges as needed):
     a run still `running` (its process may have died) or `interrupted` needs the flow;
   * the store holds this very version of the benchmark's data (its fingerprint), and no
     answers wait in a spool (a full disk) to be stored;
-  * every item the run selects now (`--limit`) has a response, and with `--retry-failed` none
+  * every item the run selects now (`--limit`) has a response (every sample of it, with
+    --samples K, and no more samples are asked for), and with `--retry-failed` none
     of them failed or was cut at the token cap (`truncated`); the run is asked with the
     parameters it holds (a raised --max-tokens re-asks what was cut); every grader of the
     benchmark has graded the run (a run ends only after grading, so a grader with no verdict at
@@ -31,6 +32,7 @@ from typing import Any
 from mathprobe.contract import Benchmark
 from mathprobe.errors import MathprobeError
 from mathprobe.store import Store, open_store, spool
+from mathprobe.store.duckdb_store import peek
 from mathprobe.store.location import parse
 
 ENDED = ("completed", "incomplete")
@@ -38,21 +40,36 @@ FAILED = ("infra_failed", "judge_failed", "truncated")     # what --retry-failed
 
 
 def ended_status(run: Mapping[str, Any]) -> str:
-    """The status a run that asked everything ends with (its `run_summary` row): `completed`
-    when every item has an answer, `incomplete` when calls failed for good or replies were cut
-    at the token cap (their items are in no figure until asked again)."""
-    return "completed" if not (run["n_infra_failed"] or run.get("n_truncated")) else "incomplete"
+    """The status a run that asked everything ends with (its `Store.run` row): `completed`
+    when every item (every sample of it, with --samples K) has an answer, `incomplete` when
+    calls failed for good or replies were cut at the token cap (their items are in no figure
+    until asked again)."""
+    sampled = run.get("sampled") or {}
+    failed = (run["n_infra_failed"] or run.get("n_truncated") or sampled.get("n_infra_failed")
+              or sampled.get("n_truncated"))
+    return "completed" if not failed else "incomplete"
+
+
+def not_asked(run: Mapping[str, Any]) -> int:
+    """Requests the run has not asked yet: items, or with --samples K (item, sample) pairs."""
+    sampled = run.get("sampled")
+    return sampled["n_not_asked"] if sampled else run["n_not_asked"]
 
 
 def finished(db: str | Path, bench: Benchmark, data_dir: Path, run_id: str,
              limit: int | None, retry_failed: bool = False, judge: str | None = None,
              data_path: str | None = None,
-             params: Mapping[str, Any] | None = None) -> Store | None:
+             params: Mapping[str, Any] | None = None,
+             samples: int | None = None) -> Store | None:
     """The store (opened read-only) if run `run_id` has nothing left to do, else None. Call
     after the run's arguments were checked (`preflight.check_eval`)."""
     loc = parse(db, data_path)
     if not loc.exists() or spool.pending(loc.key):
         return None
+    if not loc.is_lake and not peek(loc.key, "SELECT 1 FROM runs WHERE run_id = ? AND status "
+                                    "IN ?", [run_id, list(ENDED)]):
+        return None       # new, or not ended: without opening the store (a read-only open,
+        #                   closed again before the flow's write open: 0.2-0.4 s before asking)
     try:
         store = open_store(db, data_path, read_only=True)
     except MathprobeError:          # e.g. a PostgreSQL-catalogued lake not created yet: the
@@ -72,8 +89,11 @@ def finished(db: str | Path, bench: Benchmark, data_dir: Path, run_id: str,
     chosen = [it.item_id for it in bench.select(dataset.items, limit)]
     if len(chosen) > (run["n_items"] or 0):
         return None
-    statuses = store.item_statuses(run_id)
-    if any(i not in statuses or (retry_failed and statuses[i] in FAILED) for i in chosen):
+    if samples is not None and samples > (run.get("samples") or 1):
+        return None                 # more samples asked for: the flow asks them
+    pairs = [(i, s) for s in range(run.get("samples") or 1) for i in chosen]
+    statuses = store.sample_statuses(run_id)
+    if any(p not in statuses or (retry_failed and statuses[p] in FAILED) for p in pairs):
         return None
     graded = {g for (g,) in store.query("SELECT DISTINCT grader FROM verdicts WHERE run_id = ?",
                                         [run_id])}

@@ -18,6 +18,8 @@ def grade_run(store: Store, bench: Benchmark, dataset: Dataset, run_id: str,
     for grader in bench.graders:
         rows = store.ungraded(run_id, grader)
         verdicts = [(iid, rid, *bench.grade(grader, items[iid], text)) for rid, iid, text in rows]
-        store.write_verdicts(run_id, grader, [v for v in verdicts if v[3] is not None])
+        store.write_verdicts(run_id, grader, [(iid, rid, extracted, correct)
+                                              for iid, rid, extracted, correct in verdicts
+                                              if correct is not None])
         graded[grader] = len(verdicts)
     return graded

@@ -210,7 +210,7 @@ def write_verdicts(store: Store, bench: Benchmark, items: Mapping[str, Item], ru
     answers = {iid: text for iid, text in store.query(
         "SELECT item_id, response FROM current_responses WHERE run_id = ? AND status = 'ok'", [jrun])}
     asked = to_ask(store, spec, run_id)
-    judged = []
+    judged: list[tuple[str, int, str | None, bool]] = []
     for response_id, item_id, _ in asked:
         if item_id in answers:
             grade = spec.read(items[item_id], answers[item_id])
@@ -251,7 +251,8 @@ def _replace_verdicts(store: Store, run_id: str, grader: str, rows: list) -> Non
 
 
 def judge_run(store: Store, bench: Benchmark, items: dict[str, Item], run_id: str, judge: str, *,
-              retry_failed: bool = False, concurrency: int = 16, timeout_s: float | None = None,
+              retry_failed: bool = False, concurrency: int | None = 16,
+              timeout_s: float | None = None,
               triton_url: str | None = None, batch: bool = False,
               waiting: Any = None) -> dict[str, Any]:
     """Judge a stored run with `judge` (nothing is asked of the evaluated model): prepare, send
@@ -272,10 +273,10 @@ def judge_run(store: Store, bench: Benchmark, items: dict[str, Item], run_id: st
     elif batch:
         by_item = {r.item_id: r for r in plan.requests}
         counts = BatchRun(store, plan.jrun, backend_spec(judge), dict(spec.params),
-                          requests_for=lambda ids: [by_item[i] for i in ids],
+                          requests_for=lambda asks: [by_item[i] for i, _ in asks],
                           adjust=verdict_checked(checker(spec, items)),
                           waiting=waiting or NotShown(), timeout_s=timeout_s,
-                          ).ask(list(by_item))
+                          ).ask([(i, 0) for i in by_item])
     else:
         counts = send(store, plan.jrun, backend_spec(judge),
                       lambda: VerdictChecked(get_backend(backend_spec(judge), timeout_s=timeout_s,

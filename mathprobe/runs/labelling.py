@@ -259,6 +259,7 @@ def label_run(store: Store, bench: Benchmark, items: Mapping[str, Item], run: Ma
 
     spec = judging.backend_spec(labeller)
     counts: dict[str, int] = {}
+    budget = Budget(max_cost, store.spent(plan.lrun))
     if plan.requests:
         progress.emit("start", plan.lrun, total=len(plan.requests))
         counts = send(store, plan.lrun, spec,
@@ -267,7 +268,7 @@ def label_run(store: Store, bench: Benchmark, items: Mapping[str, Item], run: Ma
                           readable, failed=LABEL_FAILED,
                           missing="no readable 'Error type:' line in the labeller's reply"),
                       plan.requests, in_flight=concurrency,
-                      budget=Budget(max_cost, store.spent(plan.lrun)),
+                      budget=budget,
                       on_done=lambda item_id, c: progress.emit("done", plan.lrun,
                                                                status=c.status))
     if store.write_failure():
@@ -282,7 +283,8 @@ def label_run(store: Store, bench: Benchmark, items: Mapping[str, Item], run: Ma
             "grader": grader, "sample": sample, "wrong": plan.n_wrong, "chosen": len(plan.chosen),
             "asked": len(plan.requests) - not_asked, "not_asked": not_asked,
             "cached_now": plan.cached, "unlabelled": plan.unlabelled, **result,
-            "counts": counts, **spent(store, plan.lrun, spec)}
+            "counts": counts, "stopped": budget.stopped(not_asked) if not_asked else None,
+            **spent(store, plan.lrun, spec)}
 
 
 def spent(store: Store, lrun: str, spec: str) -> dict[str, Any]:
@@ -318,11 +320,13 @@ def check(db: str, run_id: str, labeller: str, *, data_dir: str | Path | None = 
     from mathprobe.runs.asking import check_backend
     from mathprobe.store import open_store
 
+    preflight.check_environment()
     preflight.check_counts(concurrency=concurrency, request_timeout=request_timeout,
                            sample=sample, max_cost=max_cost)
     if "#" in labeller:
         raise MathprobeError(f"--judge {labeller!r}: a labeller takes no options after '#'")
     preflight.model(labeller, "--judge")
+    preflight.check_priced(labeller, max_cost, "--judge")
     preflight.store_path(db)
     store = open_store(db)
     run = find_run(store, run_id)

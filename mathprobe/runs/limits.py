@@ -27,6 +27,7 @@ from typing import Any
 from uuid import UUID
 
 from mathprobe.backends import provider_limit, registry
+from mathprobe.runs.runtime import this_task
 
 LEASE_S = 60.0   # a killed process's slots return to the limit this long after its last renewal
                  # (the least Prefect 3.8.8's server accepts)
@@ -145,11 +146,11 @@ class GlobalSlots:
                 await self.settled()             # a cancelled request's ask, too
 
     async def __aenter__(self) -> GlobalSlots:
-        self._lent[asyncio.current_task()] = await self._take()
+        self._lent[this_task()] = await self._take()
         return self
 
     async def __aexit__(self, *exc: Any) -> None:
-        task = asyncio.current_task()
+        task = this_task()
         lease = self._lent[task]
         try:
             if lease.expired(time.monotonic()):

@@ -8,9 +8,11 @@ from mathprobe.contract import Benchmark, Dataset
 from mathprobe.store import Store
 
 
-def prepare(store: Store, bench: Benchmark, data_dir: Path) -> Dataset:
-    """Load and validate the benchmark, and store its items and reference tables."""
-    dataset = bench.load(data_dir)
+def prepare(store: Store, bench: Benchmark, data_dir: Path,
+            dataset: Dataset | None = None) -> Dataset:
+    """Load and validate the benchmark (unless `dataset` is it, loaded already), and store its
+    items and reference tables."""
+    dataset = dataset if dataset is not None else bench.load(data_dir)
     fresh = store.dataset_fingerprint(bench.name) != dataset.fingerprint
     if fresh:
         store.upsert_items(dataset.items)

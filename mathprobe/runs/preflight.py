@@ -9,10 +9,8 @@ Nothing here imports Prefect, opens the store for writing or builds an SDK clien
 from __future__ import annotations
 
 import difflib
-import math
 import os
 import re
-from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -22,11 +20,15 @@ from mathprobe.backends import registry as backends
 from mathprobe.backends.secrets import block_name, key_available
 from mathprobe.contract import Benchmark
 from mathprobe.errors import MathprobeError
-from mathprobe.runs import judging
+from mathprobe.runs import judging, setting_data
+from mathprobe.runs import samples as repeats
+from mathprobe.runs.environment import check_environment
+from mathprobe.runs.output_paths import output_dir, read_only
+from mathprobe.settings import in_range
 from mathprobe.store import RunSpec
 from mathprobe.store.duckdb_store import check_same_work, peek
 from mathprobe.store.location import parse
-from mathprobe.store.owned_paths import Owned, clash
+from mathprobe.store.runs_table import check_samples
 
 # What a user means by each number: (least, most, what it counts).
 NUMBERS: dict[str, tuple[float, float | None, str]] = {
@@ -37,9 +39,11 @@ NUMBERS: dict[str, tuple[float, float | None, str]] = {
     "max_cost": (0, None, "US dollars"),
     "request_timeout": (0, 86_400, "seconds per attempt"),
     "temperature": (0, 2, "the sampling temperature"),
+    "samples": (1, 100, "answers asked of each item"),
     "resamples": (100, 1_000_000, "bootstrap resamples"),
     "seed": (0, 2**32 - 1, "a random seed"),
     "port": (1, 65_535, "a TCP port"),
+    "idle_timeout": (1, 604_800, "seconds unused before the server stops"),
     "weakest": (1, 1000, "concepts per system"),
     "per_concept": (1, 1_000_000, "documents per concept"),
     "mix_ratio": (0, 1_000_000, "general-set rows per selected document"),
@@ -56,107 +60,7 @@ def check_counts(**options: int | float | None) -> None:
             continue
         flag = "--" + name.replace("_", "-")
         least, most, what = NUMBERS["port" if name.endswith("port") else name]
-        if not math.isfinite(value):
-            raise MathprobeError(f"{flag} {value}: must be a finite number ({what})")
-        if name in ABOVE and not value > least:
-            raise MathprobeError(f"{flag} {value}: must be above {least} ({what})")
-        if value < least:
-            raise MathprobeError(f"{flag} {value}: must be at least {least} ({what})")
-        if most is not None and value > most:
-            raise MathprobeError(f"{flag} {value}: must be at most {most} ({what})")
-
-
-def output_file(flag: str, path: str | Path, owned: Sequence[Owned] = ()) -> Path:
-    """A file the command will write: not a directory, not one the command reads (`owned`: the
-    store's files, the data; mathprobe/store/owned_paths.py), in a folder that exists or can be made
-    and that takes files (checked before any work, not after it)."""
-    path = Path(path).expanduser()
-    not_owned(flag, path, owned)
-    if path.is_dir():
-        raise MathprobeError(f"{flag} {path}: is a directory; name a file in it")
-    _writable_folder(flag, path, path.resolve().parent)
-    if path.exists() and not os.access(path, os.W_OK):
-        raise MathprobeError(f"{flag} {path}: cannot write to it (no permission)")
-    return path
-
-
-def output_dir(flag: str, path: str | Path, owned: Sequence[Owned] = ()) -> Path:
-    """A folder the command will write files into: not a file (nor one the command reads), not
-    inside a folder the command reads, existing or possible to make, and taking files."""
-    path = Path(path).expanduser()
-    not_owned(flag, path, owned)
-    if path.exists() and not path.is_dir():
-        raise MathprobeError(f"{flag} {path}: is a file, not a folder")
-    _writable_folder(flag, path, path.resolve())
-    return path
-
-
-def not_owned(flag: str, path: str | Path, owned: Sequence[Owned]) -> None:
-    """The one-line error for an output path that would overwrite (or write into) something the
-    command reads: the store, its sidecar files, a lake's data folder, the benchmark data."""
-    hit = clash(path, list(owned))
-    if hit is not None:
-        same = "is" if hit.path.resolve() == Path(path).expanduser().resolve() else (
-            "is inside" if hit.folder else "is the same file as")
-        raise MathprobeError(f"{flag} {path}: {same} {hit.what} ({hit.path}); writing there "
-                             "would destroy it: name another file")
-
-
-SQL_TOKEN = re.compile(r"'((?:[^']|'')*)'|\"(?:[^\"]|\"\")*\"|--[^\n]*|/\*.*?\*/|(\w+)|([()])|\S",
-                       re.DOTALL)
-
-
-def sql_outputs(query: str, owned: Sequence[Owned]) -> None:
-    """`mathprobe sql` is read-only, yet DuckDB's COPY ... TO, EXPORT DATABASE and ATTACH write
-    files wherever they are told, the store's own file included: the file each such statement
-    writes (COPY's target after its top-level TO, EXPORT's folder, ATTACH's file) is checked
-    against `owned` before the query runs. A file a COPY only reads is not a target."""
-    import duckdb
-
-    try:
-        statements = duckdb.extract_statements(query)
-    except duckdb.Error:
-        return                                   # the query's own error, when it runs
-    for statement in statements:
-        top: list[tuple[str, str]] = []          # ('word' | 'text', value) outside parentheses
-        depth = 0
-        for m in SQL_TOKEN.finditer(statement.query):
-            text, word, paren = m.group(1), m.group(2), m.group(3)
-            depth += {"(": 1, ")": -1}.get(paren or "", 0)
-            if depth == 0 and (text is not None or word):
-                top.append(("text", text.replace("''", "'")) if text is not None
-                           else ("word", word.upper()))
-        texts = [v for k, v in top if k == "text"]
-        if statement.type == duckdb.StatementType.COPY:
-            after_to = [top[i + 1] for i, t in enumerate(top[:-1]) if t == ("word", "TO")]
-            targets = [v for k, v in after_to if k == "text"]
-        elif statement.type == duckdb.StatementType.EXPORT:
-            targets = texts[-1:]
-        elif statement.type == duckdb.StatementType.ATTACH:
-            targets = texts[:1]
-        else:
-            continue
-        flag = {"COPY": "sql: COPY ... TO", "EXPORT": "sql: EXPORT DATABASE"}.get(
-            statement.type.name, "sql: ATTACH")
-        for target in targets:
-            not_owned(flag, target, owned)
-
-
-def _writable_folder(flag: str, path: Path, folder: Path) -> None:
-    existing = next((p for p in [folder, *folder.parents] if p.exists()), None)
-    if existing is None or not existing.is_dir():
-        raise MathprobeError(f"{flag} {path}: {existing} is not a folder")
-    if _read_only(existing):
-        raise MathprobeError(f"{flag} {path}: {existing} is on a read-only file system")
-    if not os.access(existing, os.W_OK):
-        raise MathprobeError(f"{flag} {path}: cannot create files in {existing} (no permission)")
-
-
-def _read_only(path: Path) -> bool:
-    try:
-        return bool(os.statvfs(path).f_flag & os.ST_RDONLY)
-    except OSError:
-        return False
+        in_range(f"{flag} {value}", value, least, most, what, above=name in ABOVE)
 
 
 RUN_ID_CHARS = "A-Za-z0-9._-"
@@ -207,7 +111,7 @@ def model(spec: str, option: str = "--model") -> tuple[str, str]:
     NAME (e.g. a replay file that exists) and whose API key can be had (from the environment,
     or a Prefect Secret block)."""
     kind, name = backends.parse_spec(spec, option)
-    found = backends.find(kind)
+    found = backends.kind_of(spec, option)     # parse_spec refused a kind not installed
     if found.extra:
         extras.require(found.extra, f"{option} {spec!r}", found.extra_modules or None)
     problem = found.check(name) if found.check else None
@@ -234,8 +138,10 @@ def store_path(db: str | Path, data_path: str | None = None) -> Path | None:
     said now, not once Prefect has started); None for a PostgreSQL-catalogued lake (its server
     tells)."""
     loc = parse(db, data_path)
-    if loc.is_lake and loc.catalog == "postgres":
-        extras.require("lake", f"--db {db}", ("duckdb_extension_postgres_scanner",))
+    if loc.is_lake:
+        extras.require("lake", f"--db {db}", ("duckdb_extension_ducklake",) + (
+            ("duckdb_extension_postgres_scanner",) if loc.catalog == "postgres" else
+            ("duckdb_extension_sqlite_scanner",)))
     if loc.is_lake and data_path and "://" not in data_path:
         output_dir("--data-path", data_path)
     if loc.is_lake and loc.catalog != "sqlite":
@@ -249,7 +155,7 @@ def store_path(db: str | Path, data_path: str | None = None) -> Path | None:
                              "or name a file in an existing folder")
     if not parent.is_dir():
         raise MathprobeError(f"--db {db}: {parent} is not a directory")
-    if _read_only(parent):
+    if read_only(parent):
         raise MathprobeError(f"--db {db}: {parent} is on a read-only file system; the store "
                              "is written (copy it to a writable place; `report` and `sql` "
                              "read it where it is)")
@@ -267,6 +173,24 @@ def check_judge(bench: Benchmark, judge: str) -> None:
     the backend passes `model`'s checks."""
     judging.judge_of(bench, judge)
     model(judging.backend_spec(judge), "--judge")
+
+
+def check_priced(spec: str, max_cost: float | None, option: str = "--model") -> None:
+    """--max-cost is kept by counting what each answer costs, from the price table: for a
+    model the table does not price, the cap could never be reached and the run would spend
+    without one (60 requests sent under `--max-cost 0.0001`, issue 33). Refused, naming the
+    way to give the model a price."""
+    from mathprobe.backends import prices, reasoning
+
+    if max_cost is None or prices.is_priced(spec):
+        return
+    kind, _, name = spec.partition(":")
+    name = reasoning.unmarked(name)
+    raise MathprobeError(
+        f"--max-cost {max_cost:g}: {option} {spec} has no price in the price table, so the "
+        f"cap could not be kept; give its price (USD per million tokens) in a TOML file named "
+        f"by MATHPROBE_PRICES, e.g. [{kind}] \"{name}\" = {{ input = 0.5, output = 1.5 }}, "
+        "or leave --max-cost out")
 
 
 def check_batch(model: str, judge: str | None = None, max_cost: float | None = None,
@@ -290,14 +214,16 @@ def default_run_id(benchmark: str, model: str, setting: str) -> str:
 
 def same_work(db: str | Path, spec: RunSpec) -> None:
     """If the store (a file; a lake's own check comes with its run) already holds
-    `spec.run_id` for other work, the error now (showing what differs); also fails at once if
-    another process is writing the file."""
+    `spec.run_id` for other work, or asks more samples of each item than `spec` (--samples),
+    the error now (showing what differs); also fails at once if another process is writing
+    the file."""
     loc = parse(db)
     if not loc.is_lake and Path(loc.target).is_file():
-        row = peek(db, "SELECT benchmark, model, setting, params FROM runs WHERE run_id = ?",
-                   [spec.run_id])
+        row = peek(db, "SELECT benchmark, model, setting, params, r FROM runs r "
+                       "WHERE run_id = ?", [spec.run_id])      # r: a store of any version
         if row:
-            check_same_work(spec, row[0])
+            check_same_work(spec, row[0][:4])
+            check_samples(spec.run_id, spec.samples, row[0][4].get("samples") or 1)
 
 
 def none_in_batches(db: str | Path, run_id: str) -> None:
@@ -306,7 +232,7 @@ def none_in_batches(db: str | Path, run_id: str) -> None:
     loc = parse(db)
     if loc.is_lake or not Path(loc.target).is_file():
         return
-    rows = peek(db, "SELECT count(DISTINCT r.item_id) FROM batch_requests r JOIN batches b "
+    rows = peek(db, "SELECT count(*) FROM batch_requests r JOIN batches b "
                     "USING (submission) WHERE r.run_id = ? AND r.state = 'pending' "
                     "AND b.collected_at IS NULL AND b.status <> 'void'", [run_id])
     if rows and rows[0][0]:
@@ -323,6 +249,7 @@ class EvalPlan:
     run_id: str
     params: dict[str, Any]
     data_dir: Path
+    samples: int | None = None      # --samples K as given (None: the run's own)
 
 
 def check_eval(*, benchmark: str, model: str, setting: str | None, run_id: str | None,
@@ -330,34 +257,70 @@ def check_eval(*, benchmark: str, model: str, setting: str | None, run_id: str |
                concurrency: int | None = None, max_cost: float | None = None,
                temperature: float | None = None, max_tokens: int | None = None,
                request_timeout: float | None = None, judge: str | None = None,
-               data_path: str | None = None,
-               backend_options: dict[str, Any] | None = None, batch: bool = False) -> EvalPlan:
+               data_path: str | None = None, backend_options: dict[str, Any] | None = None,
+               batch: bool = False, samples: int | None = None,
+               seed: int | None = None) -> EvalPlan:
     """Every check of `mathprobe run` / the eval flow that needs no Prefect, cheapest first.
     `backend_options`: the model's kind's own options (--reasoning-effort, --thinking-budget:
     `BackendKind.options`), checked with the rest; the plan's `params` are what the model is
     sent (`BackendKind.generation`: a reasoning model's rules applied). `batch`: the model
-    (and the judge) are asked through their batch API (`check_batch`)."""
+    (and the judge) are asked through their batch API (`check_batch`). `samples`: answers
+    asked of each item (--samples K: mathprobe.runs.samples.check). `seed`: a seeded kind's
+    draws (baseline:random), one of its params.
+
+    The command line checks before Prefect starts, and the flow checks again at its start (a
+    deployment run from the UI gets the same messages): the flow's call with the arguments the
+    command checked takes the command's plan, once (0.2-0.5 s of data and store reads on the way
+    to the first request; what may have changed meanwhile the flow checks as it opens the run)."""
+    import json
+
+    key = json.dumps({**locals(), "db": str(db), "data_dir": str(data_dir or "")},
+                     sort_keys=True, default=str)
+    plan = _checked.pop(key, None)
+    if plan is not None:
+        return plan
+    plan = _check_eval(benchmark=benchmark, model=model, setting=setting, run_id=run_id,
+                       db=db, data_dir=data_dir, limit=limit, concurrency=concurrency,
+                       max_cost=max_cost, temperature=temperature, max_tokens=max_tokens,
+                       request_timeout=request_timeout, judge=judge, data_path=data_path,
+                       backend_options=backend_options, batch=batch, samples=samples,
+                       seed=seed)
+    _checked.clear()
+    _checked[key] = plan
+    return plan
+
+
+_checked: dict[str, EvalPlan] = {}      # the last plan, by its arguments, till a call takes it
+
+
+def _check_eval(*, benchmark, model, setting, run_id, db, data_dir, limit, concurrency,
+                max_cost, temperature, max_tokens, request_timeout, judge, data_path,
+                backend_options, batch, samples, seed) -> EvalPlan:
+    check_environment()                        # a deployment's worker: no command line ran it
     check_counts(limit=limit, concurrency=concurrency, max_cost=max_cost,
                  temperature=temperature, max_tokens=max_tokens,
-                 request_timeout=request_timeout)
+                 request_timeout=request_timeout, samples=samples, seed=seed)
     check_run_id(run_id)
     bench = benchmark_(benchmark)
     chosen = setting_(bench, setting)
     kind, _ = model_(model)
     params = backends.generation_params(
         model, bench.default_params, {"temperature": temperature, "max_tokens": max_tokens},
-        backend_options)
+        backend_options, seed=seed)
+    repeats.check(samples, model, params)
     if judge is not None:
         check_judge(bench, judge)
     if batch:
         check_batch(model, judge, max_cost)
+    check_priced(model, max_cost)
     store_path(db, data_path)
     path = data(bench, data_dir)
+    setting_data.check(bench, bench.select(bench.load(path).items, limit), chosen)
     rid = run_id or default_run_id(benchmark, model, chosen)
-    same_work(db, RunSpec(rid, bench.name, model, kind, chosen, params))
+    same_work(db, RunSpec(rid, bench.name, model, kind, chosen, params, samples=samples))
     if not batch:
         none_in_batches(db, rid)
-    return EvalPlan(bench, chosen, rid, params, path)
+    return EvalPlan(bench, chosen, rid, params, path, samples)
 
 
 def check_probe(*, family: str, benchmark: str | None, methods: list[str] | None, model: str,
@@ -366,6 +329,7 @@ def check_probe(*, family: str, benchmark: str | None, methods: list[str] | None
                 data_path: str | None = None,
                 request_timeout: float | None = None) -> Benchmark:
     """The checks of a probe command (`contamination`, `classify`) that need no Prefect."""
+    check_environment()
     check_counts(limit=limit, concurrency=concurrency, request_timeout=request_timeout)
     check_run_id(run_id)
     bench = registry.with_probe_family(family, benchmark_(benchmark).name if benchmark else None)
@@ -374,6 +338,10 @@ def check_probe(*, family: str, benchmark: str | None, methods: list[str] | None
     if unknown:
         raise MathprobeError(f"--method {unknown[0]!r}: {bench.name}'s {family} probes are "
                              f"{', '.join(offered)}" + (" or both" if len(offered) == 2 else ""))
+    for name in methods or offered:
+        extra = offered[name].extra
+        if extra:
+            extras.require(extra, f"the {name} probe")
     model_(model)
     store_path(db, data_path)
     data(bench, data_dir)

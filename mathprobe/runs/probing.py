@@ -81,7 +81,7 @@ def run_probe(store: Store, bench: Benchmark, probe: Probe, *, model: str, run_i
                 if scored is not None:
                     scores.append((item_id, *scored))
         store.write_probe_scores(run_id, probe.score_name, scores)
-    run = store.run(run_id)
+    run = store.stored_run(run_id)
     store.finish_run(run_id, "completed" if run["n_infra_failed"] == 0 else "incomplete")
     rows = store.query_dicts(f"SELECT * FROM {probe.view} WHERE run_id = ? ORDER BY ALL", [run_id])
     return counts, rows

@@ -13,6 +13,9 @@ from dataclasses import dataclass, field
 from typing import Any
 
 Listener = Callable[..., Any]   # listener(event, run_id, **data)
+# the `extra` of a Prefect log line saying what an event already says (a note, a stop), so a
+# console that shows the events (the command line's bar) leaves it out (mathprobe.cli.console_logs)
+SHOWN = {"mathprobe_shown": True}
 _listeners: list[Listener] = []
 _lock = threading.Lock()
 

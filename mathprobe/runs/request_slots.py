@@ -13,12 +13,25 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import time
 from collections.abc import Sequence
-from typing import Any
+from typing import Any, Protocol
 
 from mathprobe.backends.retry import TransientError
 from mathprobe.runs.adaptive_limit import AdaptiveLimit
 from mathprobe.runs.progress import Activity
+
+
+class Claim(Protocol):
+    """The run's claim of one live writer (mathprobe.store.run_lease.RunLease)."""
+
+    def valid(self) -> bool: ...
+
+    def confirm(self) -> bool: ...
+
+
+class NotAsked(Exception):
+    """The request may not be sent: the run's claim was lost (another process asks it now)."""
 
 
 class RequestSlots:
@@ -28,10 +41,11 @@ class RequestSlots:
     (all; safe to call twice)."""
 
     def __init__(self, window: AdaptiveLimit, limits: Sequence[Any], activity: Activity,
-                 sender: int = 0):
+                 sender: int = 0, claim: Claim | None = None):
         self.window, self.limits, self.activity = window, list(limits), activity
-        self.sender = sender
+        self.sender, self.claim = sender, claim
         self.epoch = 0
+        self.sent_at: float | None = None    # when its current attempt went out (monotonic)
         self._window_held = False
         self._others: contextlib.AsyncExitStack | None = None
 
@@ -49,6 +63,15 @@ class RequestSlots:
             raise
         self._others = stack
         self.activity.in_flight += 1
+        self.sent_at = time.monotonic()
+
+    async def cleared(self) -> bool:
+        """Whether the run's claim lets this attempt be sent (checked before each attempt: a
+        process resumed after a stop renews its claim first, and one taken over sends
+        nothing)."""
+        if self.claim is None or self.claim.valid():
+            return True
+        return await asyncio.to_thread(self.claim.confirm)
 
     async def give_back(self) -> None:
         others, self._others = self._others, None
@@ -63,12 +86,12 @@ class RequestSlots:
 
     # -- mathprobe.backends.retry.Attempts ----------------------------------------------------------
     def answered(self) -> None:
-        self.window.answered()
+        self.window.answered(self.epoch, self.sent_at)
 
     def failed(self, exc: TransientError) -> None:
         if exc.overloaded:
             self.activity.overloaded += 1
-            self.window.overloaded(self.epoch, exc.retry_after)
+            self.window.overloaded(self.epoch, exc.retry_after, self.sent_at)
 
     async def wait(self, seconds: float) -> None:
         """The pause before the next attempt, holding no slot; then the slots again (the
@@ -83,3 +106,5 @@ class RequestSlots:
             self.activity.waits.pop(key, None)
         await self.reserve(retry=True)
         await self.take()
+        if not await self.cleared():
+            raise NotAsked(f"the run's claim was lost while this request waited {seconds:g} s")

@@ -34,6 +34,7 @@ def loop() -> asyncio.AbstractEventLoop:
 
             threading.Thread(target=run, name="mathprobe-requests", daemon=True).start()
             ready.wait()
+        assert _loop is not None       # the thread set it before `ready`
         return _loop
 
 
@@ -48,8 +49,17 @@ def run(coro: Coroutine[Any, Any, T], group: str | None = None) -> T:
 _groups: dict[str, set[asyncio.Task]] = {}
 
 
-async def _tracked(coro: Coroutine[Any, Any, T], group: str) -> T:
+def this_task() -> asyncio.Task:
+    """The task that runs the calling coroutine (asyncio.current_task is None only outside
+    one, where this is never called)."""
     task = asyncio.current_task()
+    if task is None:
+        raise RuntimeError("this_task() called outside an asyncio task")
+    return task
+
+
+async def _tracked(coro: Coroutine[Any, Any, T], group: str) -> T:
+    task = this_task()
     _groups.setdefault(group, set()).add(task)
     try:
         return await coro

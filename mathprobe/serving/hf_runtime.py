@@ -11,6 +11,7 @@ import io
 import json
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 import torch
 
@@ -47,6 +48,10 @@ class HFModel:
         config = AutoConfig.from_pretrained(model_dir)
         self.multimodal = (model_dir / "processor_config.json").is_file() or hasattr(config, "vision_config")
         kwargs = {"dtype": dtype} if dtype is not None else {}
+        # the architecture config.json names, found by transformers' Auto factories: its
+        # generate() and compute_transition_scores() are typed for classes the factories'
+        # return types do not name, so the model is used as what it is at run time
+        self.model: Any
         if self.multimodal:
             self.processor = AutoProcessor.from_pretrained(model_dir)
             self.tokenizer = self.processor.tokenizer
@@ -69,7 +74,9 @@ class HFModel:
         if self.multimodal and any(images):
             from PIL import Image
 
-            pil = [Image.open(io.BytesIO(b)).convert("RGB") for b in images]
+            if not all(images):
+                raise ValueError("a batch is all with images or all without")
+            pil = [Image.open(io.BytesIO(b)).convert("RGB") for b in images if b is not None]
             texts = [f"{self.image_token}\n{p}" for p in prompts]
             inputs = self.processor(images=pil, text=texts, return_tensors="pt", padding=True)
         else:

@@ -101,6 +101,13 @@ class TritonServer:
                 "--allow-metrics=false", "--model-control-mode=explicit",
                 *(f"--load-model={m}" for m in self.models), "--log-verbose=0"]
 
+    @property
+    def process(self) -> subprocess.Popen:
+        """The tritonserver process `start` launched."""
+        if self.proc is None:
+            raise RuntimeError("tritonserver is not started")
+        return self.proc
+
     def start(self, timeout_s: float = 300) -> TritonServer:
         if self.model_dir is not None and not (Path(self.model_dir) / "config.json").is_file():
             raise MathprobeError(f"{self.model_dir}: not a transformers model directory "
@@ -120,8 +127,9 @@ class TritonServer:
         deadline = time.monotonic() + timeout_s
         try:
             while time.monotonic() < deadline:
-                if self.proc.poll() is not None:
-                    raise MathprobeError(f"tritonserver exited with code {self.proc.returncode} "
+                code = self.process.poll()
+                if code is not None:
+                    raise MathprobeError(f"tritonserver exited with code {code} "
                                          f"while starting; {self._log_hint()}")
                 try:
                     if client.is_server_ready() and all(client.is_model_ready(m) for m in self.models):

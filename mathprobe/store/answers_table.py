@@ -10,6 +10,7 @@ import duckdb
 from mathprobe.items import Completion
 from mathprobe.store import run_data
 from mathprobe.store.bulk import replace_keyed, unnest
+from mathprobe.store.table_access import TableAccess
 
 # Statuses that carry an answer to grade; `infra_failed` and `truncated` (cut at the token cap
 # before the answer) are not: they are asked again later.
@@ -17,13 +18,21 @@ ANSWERED = ("ok", "refused", "missing")
 ANSWERED_SQL = "('ok', 'refused', 'missing')"
 
 
-class AnswersTable:
+class AnswersTable(TableAccess):
     """Mixed into `Store` (which gives `write`, `query` and `_new_response_ids`)."""
 
     def item_statuses(self, run_id: str) -> dict[str, str]:
-        """item_id -> status of the response that counts, for every item the run has asked."""
+        """item_id -> status of the response that counts, for every item the run has asked
+        (its first sample: sample 0)."""
         return dict(self.query("SELECT item_id, status FROM current_responses WHERE run_id = ?",
                                [run_id]))
+
+    def sample_statuses(self, run_id: str) -> dict[tuple[str, int], str]:
+        """(item_id, sample) -> status of the response that counts, for every sample the run
+        has asked (--samples K; a run of one sample has sample 0 only)."""
+        return {(i, s): st for i, s, st in self.query(
+            "SELECT item_id, sample, status FROM current_sample_responses WHERE run_id = ?",
+            [run_id])}
 
     def spent(self, run_id: str) -> float:
         return self.query("SELECT coalesce(sum(cost_usd), 0) FROM responses WHERE run_id = ?",
@@ -32,10 +41,11 @@ class AnswersTable:
     def append_responses(self, run_id: str,
                          rows: Iterable[tuple[str, str, Completion]]) -> int:
         """Append (item_id, request_hash, completion) rows now; returns how many were new. The
-        answer goes in `response`, a reasoning model's reasoning apart in `reasoning`.
+        answer goes in `response`, a reasoning model's reasoning apart in `reasoning`; the
+        sample it answers is the completion's (`Completion.sample`, 0 for a run of one).
 
-        A row for an item that already has an answer in this run is skipped, so writing the same
-        batch twice (a resumed run, a re-import) never duplicates anything.
+        A row for an (item, sample) that already has an answer in this run is skipped, so
+        writing the same batch twice (a resumed run, a re-import) never duplicates anything.
         """
         rows = list(rows)
         if not rows:
@@ -62,12 +72,12 @@ class AnswersTable:
 
     def _append_new(self, con: duckdb.DuckDBPyConnection, run_id: str,
                     rows: list[tuple[str, str, Completion]]) -> int:
-        """Inside a write: insert the rows whose item has no answer in the run yet."""
-        answered = {r[0] for r in con.execute(
-            f"SELECT item_id FROM responses WHERE run_id = $run_id AND status IN {ANSWERED_SQL} "
-            "AND item_id IN (SELECT unnest($items::VARCHAR[]))",
+        """Inside a write: insert the rows whose (item, sample) has no answer in the run yet."""
+        answered = {(i, s) for i, s in con.execute(
+            f"SELECT item_id, sample FROM responses WHERE run_id = $run_id AND status IN "
+            f"{ANSWERED_SQL} AND item_id IN (SELECT unnest($items::VARCHAR[]))",
             {"run_id": run_id, "items": sorted({r[0] for r in rows})}).fetchall()}
-        rows = [r for r in rows if r[0] not in answered]
+        rows = [r for r in rows if (r[0], r[2].sample) not in answered]
         if not rows:
             return 0
         ids = self._new_response_ids(con, len(rows))
@@ -87,28 +97,28 @@ class AnswersTable:
             "served_model": ("VARCHAR", [c.served_model for c in cs]),
             "reasoning": ("VARCHAR", [c.reasoning for c in cs]),
             "reasoning_tokens": ("BIGINT", [c.reasoning_tokens for c in cs]),
+            "sample": ("INTEGER", [c.sample for c in cs]),
         })
         params["run_id"] = run_id
         con.execute(f"""
             INSERT INTO responses (response_id, run_id, item_id, request_hash, response, status,
                                    error, attempts, latency_s, input_tokens, output_tokens,
-                                   cost_usd, served_model, reasoning, reasoning_tokens)
+                                   cost_usd, served_model, reasoning, reasoning_tokens, sample)
             SELECT s.response_id, $run_id, s.* EXCLUDE (response_id) FROM (SELECT {select}) s
             """, params)
         run_data.touch(con, run_id, min(ids), max(ids))
-        inserted = [(rid, r[0], r[2].status) for rid, r in zip(ids, rows)]
-        self._insert_logprobs(con, inserted, {r[0]: r[2] for r in rows if r[2].token_logprobs})
-        return len(inserted)
+        self._insert_logprobs(con, [(rid, r[2]) for rid, r in zip(ids, rows)
+                                    if r[2].token_logprobs])
+        return len(rows)
 
     @staticmethod
-    def _insert_logprobs(con, inserted: list[tuple], by_item: dict[str, Completion]) -> None:
+    def _insert_logprobs(con, inserted: list[tuple[int, Completion]]) -> None:
         """Token log-probabilities of the responses just inserted (generated tokens, or the scored
         prompt's), in the same transaction."""
         cols: dict[str, list] = {"response_id": [], "position": [], "token": [], "token_id": [],
                                  "logprob": [], "kind": []}
-        for response_id, item_id, _ in inserted:
-            c = by_item.get(item_id)
-            for pos, (token, token_id, logprob) in enumerate(c.token_logprobs if c else []):
+        for response_id, c in inserted:
+            for pos, (token, token_id, logprob) in enumerate(c.token_logprobs or []):
                 for k, v in zip(cols, (response_id, pos, token, token_id, logprob, c.logprob_kind)):
                     cols[k].append(v)
         if not cols["response_id"]:
@@ -139,18 +149,21 @@ class AnswersTable:
 
     # -- verdicts ---------------------------------------------------------------------------
     def ungraded(self, run_id: str, grader: str) -> list[tuple[int, str, str | None]]:
-        """(response_id, item_id, response) of answers in the run that `grader` has not graded."""
+        """(response_id, item_id, response) of answers in the run that `grader` has not graded:
+        of every sample the run asked (a run of one sample has sample 0 only)."""
         return self.query(f"""
             SELECT c.response_id, c.item_id, c.response
-            FROM current_responses c
+            FROM current_sample_responses c
             LEFT JOIN verdicts v ON v.run_id = c.run_id AND v.item_id = c.item_id
-                                AND v.grader = ? AND v.response_id = c.response_id
+                                AND v.sample = c.sample AND v.grader = ?
+                                AND v.response_id = c.response_id
             WHERE c.run_id = ? AND c.status IN {ANSWERED_SQL} AND v.item_id IS NULL
             ORDER BY c.response_id""", [grader, run_id])
 
     def write_verdicts(self, run_id: str, grader: str,
                        rows: Sequence[tuple[str, int, str | None, bool]]) -> None:
-        """(item_id, response_id, extracted, correct) rows; a re-grade replaces the old verdict.
+        """(item_id, response_id, extracted, correct) rows; a re-grade replaces the old verdict
+        of the same item and sample (the sample is the graded response's).
 
         Each row must grade a response of this run and item: the views find a verdict by its
         response id alone (a run filter then reaches the verdicts through the responses), so a
@@ -177,9 +190,10 @@ class AnswersTable:
                     f"verdicts of {grader!r} for run {run_id!r}: item {item!r} names response "
                     f"{rid}, which is " + ("no response" if its_run is None else
                                            f"run {its_run!r}'s answer to item {its_item!r}"))
-            replace_keyed(con, "verdicts", ("run_id", "item_id", "grader"), f"""
+            replace_keyed(con, "verdicts", ("run_id", "item_id", "sample", "grader"), f"""
                 SELECT $run_id AS run_id, s.item_id, $grader AS grader, s.response_id,
-                       s.extracted, s.correct, current_timestamp AS graded_at
-                FROM (SELECT {select}) s""", {**params, "grader": grader})
+                       s.extracted, s.correct, current_timestamp AS graded_at, r.sample
+                FROM (SELECT {select}) s JOIN responses r ON r.response_id = s.response_id""",
+                          {**params, "grader": grader})
             run_data.touch(con, run_id)
         self.write(work)

@@ -18,6 +18,7 @@ import duckdb
 
 from mathprobe.items import Completion
 from mathprobe.store.bulk import unnest
+from mathprobe.store.table_access import TableAccess
 
 OPEN = "collected_at IS NULL AND status <> 'void'"
 
@@ -26,19 +27,20 @@ def _now() -> datetime:
     return datetime.now(UTC).replace(tzinfo=None)
 
 
-class BatchesTable:
+class BatchesTable(TableAccess):
     """Mixed into `Store` (which gives `write`, `query`, `query_dicts` and `_append_new`)."""
 
     def open_submission(self, submission: str, run_id: str, backend: str, model: str,
                         endpoint: str, attempt: int,
-                        rows: Sequence[tuple[str, str, str]],
+                        rows: Sequence[tuple[str, str, str, int]],
                         replaces: dict[str, list[str]] | None = None) -> None:
         """Write a submission (status `submitting`) and its requests (custom_id, item_id,
-        request_hash), all `pending`; the requests of earlier batches it asks again
+        request_hash, sample), all `pending`; the requests of earlier batches it asks again
         (`replaces`: submission -> custom_ids) become `rebatched` in the same transaction."""
         select, params = unnest({"custom_id": ("VARCHAR", [r[0] for r in rows]),
                                  "item_id": ("VARCHAR", [r[1] for r in rows]),
-                                 "request_hash": ("VARCHAR", [r[2] for r in rows])})
+                                 "request_hash": ("VARCHAR", [r[2] for r in rows]),
+                                 "sample": ("INTEGER", [r[3] for r in rows])})
         params.update(submission=submission, run_id=run_id)
 
         def work(con: duckdb.DuckDBPyConnection) -> None:
@@ -46,8 +48,10 @@ class BatchesTable:
                         "attempt, n_requests, status, submitted_at) VALUES (?, ?, ?, ?, ?, ?, ?, "
                         "'submitting', ?)", [submission, run_id, backend, model, endpoint,
                                              attempt, len(rows), _now()])
-            con.execute(f"INSERT INTO batch_requests SELECT $submission, s.custom_id, $run_id, "
-                        f"s.item_id, s.request_hash, 'pending' FROM (SELECT {select}) s", params)
+            con.execute(f"INSERT INTO batch_requests (submission, custom_id, run_id, item_id, "
+                        f"request_hash, state, sample) SELECT $submission, s.custom_id, "
+                        f"$run_id, s.item_id, s.request_hash, 'pending', s.sample "
+                        f"FROM (SELECT {select}) s", params)
             for old, ids in (replaces or {}).items():
                 con.execute("UPDATE batch_requests SET state = 'rebatched' WHERE submission = ? "
                             "AND list_contains(?::VARCHAR[], custom_id)", [old, ids])
@@ -85,17 +89,19 @@ class BatchesTable:
             "ended_at = CASE WHEN ? THEN coalesce(ended_at, ?) END WHERE submission = ?",
             [status, done, failed, error, now, ended, now, submission]))
 
-    def batch_pending(self, submission: str) -> dict[str, tuple[str, str]]:
-        """custom_id -> (item_id, request_hash) of the batch's requests not yet answered."""
-        return {c: (i, h) for c, i, h in self.query(
-            "SELECT custom_id, item_id, request_hash FROM batch_requests "
+    def batch_pending(self, submission: str) -> dict[str, tuple[str, int, str]]:
+        """custom_id -> (item_id, sample, request_hash) of the batch's requests not yet
+        answered."""
+        return {c: (i, s, h) for c, i, s, h in self.query(
+            "SELECT custom_id, item_id, sample, request_hash FROM batch_requests "
             "WHERE submission = ? AND state = 'pending'", [submission])}
 
-    def pending_in_batches(self, run_id: str) -> set[str]:
-        """Items of the run waiting in an open batch: they are not submitted again."""
-        return {i for (i,) in self.query(
-            f"SELECT r.item_id FROM batch_requests r JOIN batches b USING (submission) "
-            f"WHERE r.run_id = ? AND r.state = 'pending' AND b.{OPEN}", [run_id])}
+    def pending_in_batches(self, run_id: str) -> set[tuple[str, int]]:
+        """(item, sample) pairs of the run waiting in an open batch: not submitted again."""
+        return {(i, s) for i, s in self.query(
+            f"SELECT r.item_id, r.sample FROM batch_requests r JOIN batches b "
+            f"USING (submission) WHERE r.run_id = ? AND r.state = 'pending' AND b.{OPEN}",
+            [run_id])}
 
     def store_batch_answers(self, run_id: str, submission: str,
                             rows: Sequence[tuple[str, str, str, Completion]]) -> int:

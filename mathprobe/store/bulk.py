@@ -9,9 +9,10 @@ from typing import Any
 import duckdb
 
 
-def unnest(columns: dict[str, tuple[str, list]]) -> tuple[str, dict[str, list]]:
+def unnest(columns: dict[str, tuple[str, list]]) -> tuple[str, dict[str, Any]]:
     """A SELECT list that turns parallel Python lists into rows, and its parameters:
-    {name: (type, values)} -> ("unnest($name::type[]) AS name, ...", {name: values})."""
+    {name: (type, values)} -> ("unnest($name::type[]) AS name, ...", {name: values}), to which
+    the caller adds the statement's scalar parameters."""
     select = ", ".join(f"unnest(${name}::{typ}[]) AS {name}" for name, (typ, _) in columns.items())
     return select, {name: values for name, (_, values) in columns.items()}
 

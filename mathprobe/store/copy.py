@@ -19,6 +19,7 @@ from mathprobe.errors import MathprobeError
 from mathprobe.store import lake, run_data
 from mathprobe.store.duckdb_store import Store
 from mathprobe.store.location import Location, _quote
+from mathprobe.store.one_row import one_row
 
 RUN_TABLES = ("runs", "responses", "verdicts", "token_logprobs", "probe_scores", "error_labels")
 # derived per run and kept by the destination itself (run_data.rebuild / store_figures)
@@ -29,7 +30,7 @@ SRC = "copy_src"
 def _attach(con: duckdb.DuckDBPyConnection, loc: Location) -> None:
     if loc.is_lake:
         lake.load_extension(con, "ducklake")
-        lake.load_extension(con, lake.SCANNERS[loc.catalog])
+        lake.load_extension(con, lake.SCANNERS[loc.lake_catalog])
         con.execute(loc.attach_sql(SRC, read_only=True))
     else:
         con.execute(f"ATTACH {_quote(loc.target)} AS {SRC} (READ_ONLY)")
@@ -61,7 +62,7 @@ def copy_runs(src: Location, dst: Store, run_ids: list[str] | None = None) -> di
 
 
 def _current(con: duckdb.DuckDBPyConnection) -> str:
-    return con.execute("SELECT current_database()").fetchone()[0]
+    return one_row(con, "SELECT current_database()")[0]
 
 
 def _copy(con: duckdb.DuckDBPyConnection, dst: Store, run_ids: list[str] | None) -> dict[str, Any]:
@@ -80,7 +81,7 @@ def _copy(con: duckdb.DuckDBPyConnection, dst: Store, run_ids: list[str] | None)
     con.execute("CREATE OR REPLACE TEMP TABLE copy_ids AS SELECT response_id AS old_id, "
                 f"row_number() OVER (ORDER BY response_id) AS k FROM {SRC}.main.responses "
                 "WHERE run_id IN (SELECT unnest($runs::VARCHAR[]))", {"runs": todo})
-    (n,) = con.execute("SELECT count(*) FROM copy_ids").fetchone()
+    (n,) = one_row(con, "SELECT count(*) FROM copy_ids")
     ids = dst._new_response_ids(con, n)
     params = {"runs": todo, "ids": ids}
     by_id = {"ids": ids}

@@ -40,7 +40,7 @@ from typing import Any, TypeVar
 import duckdb
 
 from mathprobe.errors import StoreWriteError
-from mathprobe.store import lake, run_data, spool, template
+from mathprobe.store import lake, run_data, spool, template, upgrades
 from mathprobe.store.answers_table import ANSWERED, ANSWERED_SQL, AnswersTable
 from mathprobe.store.batches_table import BatchesTable
 from mathprobe.store.errors import connect, offline_connect, write_error
@@ -173,7 +173,9 @@ class Store(ItemsTable, RunsTable, AnswersTable, BatchesTable):
             return
         con.execute("BEGIN TRANSACTION")
         try:
+            upgrades.before_layer(con)     # a table whose key changed, set aside ...
             commented = apply_sql(con, files)
+            upgrades.after_layer(con)      # ... and its rows copied under the new key
             run_data.refresh(con)      # spans and stored figures by this layer (migrates old stores)
             con.execute("INSERT OR REPLACE INTO store_meta VALUES ('sql_layer', ?)", [digest])
             con.execute("COMMIT")
@@ -286,7 +288,9 @@ class Store(ItemsTable, RunsTable, AnswersTable, BatchesTable):
                     self.con.close()           # checkpoints: may fail on a full disk, which
                 except duckdb.Error:           # loses nothing (the WAL stays for the next open)
                     pass
-            self.con = None
+            # a closed store is never queried again (its methods need the open connection the
+            # attribute is typed as); None drops the native object
+            self.con = None  # type: ignore[assignment]
         if _STORES.get(self.path) is self:
             _STORES.pop(self.path, None)
 
@@ -309,24 +313,39 @@ def open_store(path: str | Path, data_path: str | None = None, read_only: bool =
             store.close()               # DuckDB: one configuration per file and process
             store = None
         if store is None:
+            if not read_only:
+                _unpeek(loc.key)
             store = _STORES[loc.key] = Store(loc, read_only=read_only)
         return store
 
 
+_PEEKED: dict[str, duckdb.DuckDBPyConnection] = {}     # peek's connections, by store
+
+
 def peek(path: str | Path, sql: str, params: Any = None) -> list[tuple]:
     """One read-only query of a store file, through the process's open store if there is one,
-    else a connection closed at once (so a later write open in this process is not refused)."""
+    else a read-only connection kept for the command's next peeks (opening a store file took
+    0.05-0.2 s, and a run's checks peek three times before it asks) until the process opens the
+    file for writing (one configuration per file and process) or closes its stores."""
     key = parse(path).key
     with _STORES_LOCK:
         store = _STORES.get(key)
+        if store is None:
+            if key not in _PEEKED:
+                _PEEKED[key] = connect(key, read_only=True)
+            con = _PEEKED[key]
     if store is not None:
         return store.query(sql, params)
-    con = connect(key, read_only=True)
     try:
-        return con.execute(sql, params).fetchall()
+        return con.cursor().execute(sql, params).fetchall()
     except duckdb.CatalogException:
         return []                      # not a mathprobe store (yet)
-    finally:
+
+
+def _unpeek(key: str) -> None:
+    """Close peek's connection to `key` (call with _STORES_LOCK held)."""
+    con = _PEEKED.pop(key, None)
+    if con is not None:
         con.close()
 
 
@@ -335,5 +354,7 @@ def close_all() -> None:
     """Close every open store (an unclosed DuckDB connection at exit leaks native objects)."""
     with _STORES_LOCK:
         stores = list(_STORES.values())
+        for key in list(_PEEKED):
+            _unpeek(key)
     for store in stores:
         store.close()

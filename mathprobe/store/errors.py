@@ -7,6 +7,7 @@ from pathlib import Path
 
 import duckdb
 
+from mathprobe import process_names
 from mathprobe.errors import MathprobeError, StoreWriteError
 
 # Every connection: DuckDB never reaches the internet for an extension. By default a file it
@@ -36,22 +37,30 @@ def not_duckdb(path: str) -> str | None:
 
 def connect(path: str, read_only: bool = False) -> duckdb.DuckDBPyConnection:
     """A DuckDB connection, or a MathprobeError saying in one line why not (another process
-    is writing the file, a read-only or full disk, not a DuckDB file)."""
+    is writing the file, named as its user knows it: the command a warm runner's copy runs,
+    mathprobe.process_names; a read-only or full disk; not a DuckDB file). The copy of a killed
+    command holds the file until it has stopped (about a second): that is waited for."""
     other = not_duckdb(path) if path != ":memory:" and Path(path).is_file() else None
     if other:
         raise MathprobeError(f"{path}: not a DuckDB file ({other}); name a DuckDB store file, "
                              "or a new file to create one")
-    try:
-        return offline_connect(path, read_only=read_only)
-    except duckdb.Error as exc:
-        text = " ".join(str(exc).split())
-        if "lock" in text.lower():
+    waited = False
+    while True:
+        try:
+            return offline_connect(path, read_only=read_only)
+        except duckdb.Error as exc:
+            text = " ".join(str(exc).split())
+            if "lock" not in text.lower():
+                raise MathprobeError(f"{path}: cannot open the DuckDB file ({text})") from None
             pid = re.search(r"PID (\d+)", text)
+            # the copy of a killed command is stopping (its answers stored): wait, then again
+            if pid and not waited and process_names.wait_if_stopping(int(pid.group(1))):
+                waited = True
+                continue
             raise MathprobeError(
                 f"{path} is open for writing in another process"
-                f"{f' (PID {pid.group(1)})' if pid else ''}: wait until it finishes (DuckDB "
-                "admits one writer per file and no reader beside it)") from None
-        raise MathprobeError(f"{path}: cannot open the DuckDB file ({text})") from None
+                f"{process_names.name(int(pid.group(1))) if pid else ''}: wait until it "
+                "finishes (DuckDB admits one writer per file and no reader beside it)") from None
 
 
 def write_error(path: str, exc: duckdb.Error) -> Exception:

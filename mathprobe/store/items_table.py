@@ -11,11 +11,12 @@ import duckdb
 from mathprobe.items import Item
 from mathprobe.store import run_data
 from mathprobe.store.bulk import replace_keyed, unnest, unnest_strings
+from mathprobe.store.table_access import TableAccess
 
 UPSERT_CHUNK = 256
 
 
-class ItemsTable:
+class ItemsTable(TableAccess):
     """Mixed into `Store` (which gives `write` and `query`)."""
 
     def upsert_items(self, items: Sequence[Item]) -> None:

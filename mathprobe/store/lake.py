@@ -53,6 +53,7 @@ from mathprobe.errors import MathprobeError
 from mathprobe.store import run_data
 from mathprobe.store.errors import offline_connect
 from mathprobe.store.location import Location
+from mathprobe.store.one_row import one_row
 from mathprobe.store.sql import write_comments
 from mathprobe.store.sql_order import without_comments
 
@@ -128,7 +129,7 @@ def connect(loc: Location, read_only: bool = False) -> duckdb.DuckDBPyConnection
     con = offline_connect()
     try:
         load_extension(con, "ducklake")
-        load_extension(con, SCANNERS[loc.catalog])
+        load_extension(con, SCANNERS[loc.lake_catalog])
         if loc.data_path and "://" in loc.data_path and not loc.data_path.startswith("file:"):
             load_extension(con, "httpfs")
         attach = loc.attach_sql(ALIAS, read_only)       # before the file exists: a new lake
@@ -278,7 +279,7 @@ def writers_queue(loc: Location) -> Iterator[None]:
 def take_token(con: duckdb.DuckDBPyConnection, response_ids: int = 0) -> int:
     """Inside a write transaction: claim the commit token (so an overlapping write conflicts)
     and `response_ids` new response ids; returns the first of them."""
-    (last,) = con.execute("SELECT last_response_id FROM lake_writes").fetchone()
+    (last,) = one_row(con, "SELECT last_response_id FROM lake_writes")
     con.execute("UPDATE lake_writes SET commits = commits + 1, "
                 "last_response_id = last_response_id + ?", [response_ids])
     return last + 1
@@ -304,7 +305,7 @@ def apply_schema(con: duckdb.DuckDBPyConnection, loc: Location,
         try:
             for st in statements([LAKE_TABLE]):
                 con.execute(st)
-            if con.execute("SELECT count(*) FROM lake_writes").fetchone()[0] == 0:
+            if one_row(con, "SELECT count(*) FROM lake_writes")[0] == 0:
                 con.execute("INSERT INTO lake_writes VALUES (0, 0, NULL)")
             take_token(con)
             for st in statements(sql_texts):

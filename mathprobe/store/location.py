@@ -43,6 +43,13 @@ class Location:
             return self.target == ":memory:" or Path(self.target).is_file()
         return self.catalog == "postgres" or Path(self.target).is_file()
 
+    @property
+    def lake_catalog(self) -> str:
+        """A lake's catalog kind ('sqlite' | 'postgres'); a DuckDB file has none."""
+        if self.catalog is None:
+            raise ValueError(f"{self.target} is a DuckDB file, not a DuckLake catalog")
+        return self.catalog
+
     def attach_sql(self, alias: str, read_only: bool = False) -> str:
         """The ATTACH statement of a lake (a data path only where one is given or needed)."""
         options = []
@@ -54,7 +61,8 @@ class Location:
         if read_only:
             options.append("READ_ONLY")
         opts = f" ({', '.join(options)})" if options else ""
-        return f"ATTACH {_quote(LAKE_PREFIX + self.catalog + ':' + self.target)} AS {alias}{opts}"
+        name = _quote(LAKE_PREFIX + self.lake_catalog + ':' + self.target)
+        return f"ATTACH {name} AS {alias}{opts}"
 
 
 def _quote(text: str) -> str:

@@ -25,6 +25,8 @@ from collections.abc import Sequence
 
 import duckdb
 
+from mathprobe.store.one_row import one_row
+
 STORED_SUFFIX = "_stored"
 
 
@@ -35,8 +37,8 @@ def touch(con: duckdb.DuckDBPyConnection, run_id: str,
     row = con.execute("SELECT 1 FROM run_data WHERE run_id = ?", [run_id]).fetchone()
     if row is None:
         if first is None:           # no span yet (a verdict before any response via this store)
-            first, last = con.execute("SELECT min(response_id), max(response_id) FROM responses "
-                                      "WHERE run_id = ?", [run_id]).fetchone()
+            first, last = one_row(con, "SELECT min(response_id), max(response_id) "
+                                  "FROM responses WHERE run_id = ?", [run_id])
             if first is None:
                 return
         con.execute("INSERT INTO run_data (run_id, first_response_id, last_response_id, version) "
@@ -58,8 +60,8 @@ def rebuild(con: duckdb.DuckDBPyConnection, run_ids: Sequence[str] | None = None
                     "GROUP BY run_id")
         return
     for run_id in run_ids:
-        first, last = con.execute("SELECT min(response_id), max(response_id) FROM responses "
-                                  "WHERE run_id = ?", [run_id]).fetchone()
+        first, last = one_row(con, "SELECT min(response_id), max(response_id) FROM responses "
+                              "WHERE run_id = ?", [run_id])
         if first is not None:
             touch(con, run_id, first, last)
 

@@ -12,9 +12,20 @@ process takes it over and resumes the run. A process that finds a live claim wai
 end, saying so, and then resumes the run, which by then asks only what the first left
 unanswered (usually nothing): the second command joins the first instead of paying twice.
 
-A holder that cannot renew its claim for TTL_S (the catalog unreachable, the process stopped)
-may have been taken over: `lost` is set, and the run stops asking (the asking loop halts).
-Times are the machines' UTC clocks; TTL_S is far above the skew of synchronised clocks.
+A claim is dead only if its process could be: one held by a process that is still running on
+this machine (told apart from a later process given the same pid by its start time) is never
+taken over, however long since it renewed, since a stopped process (SIGSTOP, Ctrl-Z) resumes
+with its requests in flight and would pay for them again beside its taker (52 items were paid
+twice, issue 33): the waiting command says the holder is stopped and how to resume or end it.
+A claim of another machine's process not renewed for TTL_S is dead.
+
+A holder checks its claim before each request it sends, a first attempt or a retry (`valid`,
+then `confirm` in the asking loop: mathprobe.runs.request_slots): renewed within FRESH_S, it
+sends; else (a process resumed after a stop, a catalog that did not answer) it renews the
+claim first, and a claim found taken over stops the run at once: `lost` is set, the asking
+loop halts, nothing more is sent. (It had gone on asking for 2.3 s after a resume, until its
+heartbeat looked.) Times are the machines' UTC clocks; TTL_S is far above the skew of
+synchronised clocks.
 """
 from __future__ import annotations
 
@@ -29,13 +40,15 @@ from dataclasses import dataclass
 from datetime import UTC, datetime, timedelta
 from typing import TYPE_CHECKING
 
+from mathprobe import processes
 from mathprobe.errors import MathprobeError
 
 if TYPE_CHECKING:
     from mathprobe.store.duckdb_store import Store
 
-TTL_S = 60.0          # a claim not renewed this long is dead
+TTL_S = 60.0          # a claim not renewed this long is dead (unless its process runs here)
 BEAT_S = 15.0         # renewed this often
+FRESH_S = 2 * BEAT_S  # renewed longer ago than this: renewed again before a request is sent
 POLL_S = 2.0          # a waiting process looks again this often ...
 SAY_S = 60.0          # ... and says it still waits this often
 
@@ -46,14 +59,37 @@ def _now() -> datetime:
 
 @dataclass(frozen=True)
 class Claim:
-    """Who holds a run: a process on a host, and when it last renewed its claim."""
+    """Who holds a run: a process on a host, and when it last renewed its claim; `stopped`: its
+    claim's life is over but its process still runs on this machine (stopped, or stuck)."""
     host: str
     pid: int
     beat_at: datetime
+    stopped: bool = False
 
     def describe(self) -> str:
-        age = (_now() - self.beat_at).total_seconds()
-        return f"pid {self.pid} on {self.host}, alive {max(0, age):.0f} s ago"
+        age = max(0.0, (_now() - self.beat_at).total_seconds())
+        if self.stopped:
+            return (f"pid {self.pid} on this machine, which has not renewed its claim for "
+                    f"{age:.0f} s but is still running: stopped? `kill -CONT {self.pid}` lets "
+                    "it go on; ending it lets this command take the run over")
+        return f"pid {self.pid} on {self.host}, alive {age:.0f} s ago"
+
+
+def _runs_here(host: str, pid: int, taken_at: datetime) -> bool:
+    """Whether the claim's process is running on this machine: its pid is taken by a process
+    that started before the claim was taken (a later one given the same pid is not it)."""
+    if host != socket.gethostname():
+        return False
+    started = processes.started_at(pid)
+    return started is not None and started <= taken_at.replace(tzinfo=UTC).timestamp() + 2.0
+
+
+_held: dict[tuple[str, str], RunLease] = {}     # (store, run id) -> this process's claim
+
+
+def current(store_path: str, run_id: str) -> RunLease | None:
+    """This process's claim on `run_id` of the store, while `holding` holds it."""
+    return _held.get((str(store_path), run_id))
 
 
 class RunLease:
@@ -66,15 +102,19 @@ class RunLease:
         self._stop = threading.Event()
         self._beater: threading.Thread | None = None
         self._beat_ok = time.monotonic()
+        self._renewing = threading.Lock()
 
     def try_take(self) -> Claim | None:
         """Claim the run; None when it is now ours, else the live claim of another process."""
         def work(con) -> Claim | None:
-            row = con.execute("SELECT holder, host, pid, beat_at, expires_at FROM run_leases "
-                              "WHERE run_id = ?", [self.run_id]).fetchone()
+            row = con.execute("SELECT holder, host, pid, beat_at, expires_at, taken_at "
+                              "FROM run_leases WHERE run_id = ?", [self.run_id]).fetchone()
             now = _now()
-            if row is not None and row[0] != self.holder and row[4] > now:
-                return Claim(row[1], row[2], row[3])
+            if row is not None and row[0] != self.holder:
+                if row[4] > now:
+                    return Claim(row[1], row[2], row[3])
+                if _runs_here(row[1], row[2], row[5]):
+                    return Claim(row[1], row[2], row[3], stopped=True)
             con.execute("DELETE FROM run_leases WHERE run_id = ?", [self.run_id])
             con.execute("INSERT INTO run_leases VALUES (?, ?, ?, ?, ?, ?, ?)",
                         [self.run_id, self.holder, socket.gethostname(), os.getpid(), now, now,
@@ -99,7 +139,24 @@ class RunLease:
         self._beater.start()
 
     def _beat(self) -> None:
-        while not self._stop.wait(BEAT_S):
+        while not self._stop.wait(BEAT_S) and self.confirm(force=True):
+            pass
+
+    def valid(self) -> bool:
+        """Whether a request may be sent now without asking the catalog: the claim is ours and
+        was renewed within FRESH_S (well inside its life: no one can have taken it)."""
+        return not self.lost.is_set() and time.monotonic() - self._beat_ok < FRESH_S
+
+    def confirm(self, force: bool = False) -> bool:
+        """Renew the claim now (unless another thread just did, or `force`); whether it is
+        still ours. A claim found taken over sets `lost` (the run halts). A catalog that does
+        not answer leaves the claim ours while it cannot have expired (TTL_S since the last
+        renewal)."""
+        with self._renewing:
+            if self.lost.is_set():
+                return False
+            if not force and self.valid():
+                return True
             try:
                 mine = self.store.write(self._renew)
             except Exception:         # noqa: BLE001 - the catalog unreachable: try again
@@ -109,7 +166,7 @@ class RunLease:
             if not mine:
                 self.lost.set()
                 self.on_lost()
-                return
+            return mine
 
     def _renew(self, con) -> bool:
         now = _now()
@@ -142,9 +199,11 @@ def holding(store: Store, run_id: str,
         return
     lease = RunLease(store, run_id, on_lost=lambda: store.writer().halt.set())
     lease.take(say)
+    _held[(str(store.path), run_id)] = lease
     try:
         yield lease
     finally:
+        _held.pop((str(store.path), run_id), None)
         lease.release()
 
 
@@ -152,7 +211,7 @@ def check(lease: RunLease | None) -> None:
     """Raise the one line for a run whose claim could not be renewed (its asking halted)."""
     if lease is not None and lease.lost.is_set():
         raise MathprobeError(
-            f"run {lease.run_id}: this process could not renew its claim on the run for "
-            f"{TTL_S:.0f} s (the lake's catalog unreachable, or the process stopped), so it "
-            "stopped asking: another process may have taken the run over; run the same command "
-            "again to resume")
+            f"run {lease.run_id}: this process lost its claim on the run (not renewed for "
+            f"{TTL_S:.0f} s: the lake's catalog unreachable, or this process stopped; another "
+            "process may have taken the run over), so it stopped asking before sending anything "
+            "more; run the same command again to resume what is left")

@@ -12,8 +12,10 @@ while waiting for space, kill -9, a laptop lid), and a disk rarely frees itself 
 waits. A spool is durable at once (each batch is appended whole and fsync'ed, or not at all),
 costs nothing while the store works, and needs no one to watch the run.
 
-A run whose answers could be kept nowhere (the store's disk and every spool location full) asks
-nothing: `check_room` says so before the first request.
+A run whose answers could be kept nowhere (the store's disk and every spool location too full
+for what the run is about to ask: `room_needed`) asks nothing: `check_room` says so before the
+first request. Answers that arrive when even the spool cannot take them are held in memory for
+a bounded, stated time (mathprobe.store.writer).
 """
 from __future__ import annotations
 
@@ -38,9 +40,11 @@ Row = tuple[str, str, Completion]          # item_id, request_hash, completion
 
 
 def spool_dir() -> Path:
-    env = os.environ.get("MATHPROBE_SPOOL_DIR")
-    if env:
-        return Path(env)
+    from mathprobe import settings
+
+    env = settings.get("MATHPROBE_SPOOL_DIR")
+    if env is not None:
+        return env
     state = os.environ.get("XDG_STATE_HOME") or Path.home() / ".local" / "state"
     return Path(state) / "mathprobe" / "spool"
 
@@ -198,32 +202,81 @@ def _spool_name(path: Path) -> str:
     return name[:name.index(".spool.jsonl") + len(".spool.jsonl")]
 
 
-ROOM_FREE = 64 * 1024 * 1024     # free on the store's disk: no need to look further
-ROOM_PROBE = 1024 * 1024         # else a spool location must take this much (a second's answers)
+ROOM_PROBE = 1024 * 1024         # a spool location must take this much (a second's answers)
+ANSWER_BYTES = 2048              # an answer's text, before the store has any to measure
+ROW_BYTES = 512                  # ... and the rest of its row (ids, hash, counts, times)
 
 
-def check_room(store: Store) -> None:
-    """Before asking: the answers about to be paid for can be kept somewhere, in the store (its
-    disk has room) or in a spool location (one takes a trial write); else a StoreWriteError
-    (one line, exit status 5) and nothing is asked."""
+def room_needed(store: Store, answers: int) -> int:
+    """About how many bytes `answers` more answers take: the store's own mean answer (text and
+    reasoning) where it holds enough to measure, else ANSWER_BYTES; each row twice over (the
+    write-ahead log, then the file it is checkpointed into)."""
+    per = ANSWER_BYTES
+    with contextlib.suppress(Exception):
+        n, mean = store.query("SELECT count(*), avg(length(coalesce(response, '')) + "
+                              "length(coalesce(reasoning, ''))) FROM (SELECT response, "
+                              "reasoning FROM responses USING SAMPLE 2000 ROWS)")[0]
+        if n >= 20 and mean is not None:
+            per = int(mean)
+    return 2 * answers * (per + ROW_BYTES)
+
+
+def check_room(store: Store, need: int = ROOM_PROBE, run_id: str | None = None) -> None:
+    """Before asking: the answers about to be paid for (`need` bytes, `room_needed`) can be kept,
+    in the store (its disk has the room) or in the store and a spool location together (one
+    takes a trial write; its disk has the rest); else a StoreWriteError (one line, exit status
+    5) saying what is needed and what is free, and that nothing (more) was asked."""
     if store.is_lake and store.location.catalog != "sqlite":
         return                            # a remote catalog: its server decides
     folder = Path(store.location.target).parent
-    with contextlib.suppress(OSError):
-        if shutil.disk_usage(folder).free >= ROOM_FREE:
-            return
-    tried = []
+    free = _free(folder)
+    if free is None or free >= need:
+        return
+    tried, spare = [], 0
     for path in paths(store.path):
         probe = path.with_name(f".{path.name}.{os.getpid()}.room")
         try:
             _append_whole(probe, b"\0" * ROOM_PROBE)
-            return
         except OSError as exc:
             tried.append(f"{path.parent} ({exc.strerror or exc})")
+            continue
         finally:
             with contextlib.suppress(OSError):
                 probe.unlink()
+        same = _device(path.parent) == _device(folder)
+        spare = 0 if same else (_free(path.parent) or 0)
+        if free + spare >= need:
+            return
+        tried.append(f"{path.parent} ({spare // 1024} KiB free)" if not same else
+                     f"{path.parent} (the store's disk)")
+    asked = "nothing was asked"
+    if run_id is not None:
+        with contextlib.suppress(Exception):
+            (stored,), = store.query("SELECT count(*) FROM responses WHERE run_id = ?", [run_id])
+            if stored:
+                asked = (f"nothing more was asked ({stored} answer(s) of run {run_id} are "
+                         "stored)")
     raise StoreWriteError(
-        f"{store.path}: no room to keep answers: its disk is full and no spool location "
-        f"takes them ({'; '.join(tried)}); nothing was asked. Free space (or set "
-        "MATHPROBE_SPOOL_DIR to a folder with room) and run the same command again")
+        f"{store.path}: no room to keep answers: they need about {_size(need)} and its disk has "
+        f"{_size(free)} free, no spool location the rest ({'; '.join(tried)}); {asked}. Free "
+        "space (or set MATHPROBE_SPOOL_DIR to a folder with room) and run the same command "
+        "again")
+
+
+def _free(folder: Path) -> int | None:
+    try:
+        return shutil.disk_usage(folder).free
+    except OSError:
+        return None
+
+
+def _device(folder: Path) -> int | None:
+    existing = next((p for p in [folder, *folder.parents] if p.exists()), None)
+    try:
+        return os.stat(existing).st_dev if existing is not None else None
+    except OSError:
+        return None
+
+
+def _size(n: int) -> str:
+    return f"{n / 1024 / 1024:.1f} MB" if n >= 1024 * 1024 else f"{n // 1024} KiB"

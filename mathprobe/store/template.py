@@ -37,9 +37,11 @@ DUCKDB_MAGIC = b"DUCK"          # at offset 8 of every DuckDB database file
 
 
 def cache_dir() -> Path:
-    root = os.environ.get("MATHPROBE_CACHE_DIR")
-    if root:
-        return Path(root).expanduser()
+    from mathprobe import settings
+
+    root = settings.get("MATHPROBE_CACHE_DIR")
+    if root is not None:
+        return root
     return Path(os.environ.get("XDG_CACHE_HOME") or Path.home() / ".cache") / "mathprobe"
 
 

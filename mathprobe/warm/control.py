@@ -30,6 +30,7 @@ import socket
 import sys
 import time
 from pathlib import Path
+from typing import TypeGuard
 
 PROTOCOL = 1
 NO_WARM = "MATHPROBE_NO_WARM"          # set (to anything) to run every command in its own process
@@ -45,9 +46,9 @@ def state_dir() -> Path:
     ~/.local/state/mathprobe/server, beside the writer's spool): the local server's record and
     log, and the warm runner's."""
     root = os.environ.get("MATHPROBE_STATE_DIR")
-    if not root:
-        root = Path(os.environ.get("XDG_STATE_HOME") or Path.home() / ".local" / "state") / "mathprobe"
-    return Path(root).expanduser() / "server"
+    base = Path(root) if root else \
+        Path(os.environ.get("XDG_STATE_HOME") or Path.home() / ".local" / "state") / "mathprobe"
+    return base.expanduser() / "server"
 
 
 def recorded() -> dict | None:
@@ -84,7 +85,7 @@ def fingerprint() -> str:
     """Changes when anything the runner imported may have: a source file of mathprobe (edited,
     added, removed), the installed packages (site-packages' own folder changes with any
     install), or the Prefect profiles. A few milliseconds of stat calls."""
-    sources = set()
+    sources: set[str] = set()
     # the root package's folder, with the folders linked into it in a checkout (flows/, tasks/)
     for folder, dirs, files in os.walk(_PROJECT, followlinks=True):
         dirs[:] = [d for d in dirs if d != "__pycache__"]
@@ -100,7 +101,7 @@ def fingerprint() -> str:
     return "/".join(marks)
 
 
-def alive(record: dict | None) -> bool:
+def alive(record: dict | None) -> TypeGuard[dict]:
     """Whether the recorded runner's process still runs (and is a runner, not a reused pid)."""
     if not record:
         return False
@@ -167,7 +168,7 @@ def stop(timeout: float = 10.0) -> int | None:
 
     record = recorded()
     (state_dir() / RECORD).unlink(missing_ok=True)
-    if not alive(record):
+    if record is None or not alive(record):
         return None
     pid = int(record["pid"])
     os.kill(pid, signal.SIGTERM)

@@ -6,24 +6,30 @@ folder. Per command it checks that it may serve it (`_declines`), forks, and the
 the command (`_become`): the command's stdin/stdout/stderr replace its own, its environment,
 working directory, umask and arguments are taken, and `mathprobe.cli.main.main` runs as in the
 command's own process. The runner itself stays single-threaded (a fork copies one thread only),
-reaps its copies (SIGCHLD wakes its select loop) and sends each client `exit N`. SIGTERM
-(`mathprobe server stop`) interrupts running copies as Ctrl-C would, waits for them, and exits.
+reaps its copies (SIGCHLD wakes its select loop) and sends each client `exit N`; each copy is
+recorded with the user's command it runs (mathprobe.process_names: an error about a file the
+copy holds names that command). A client that goes away (killed) gets its copy interrupted as
+Ctrl-C would. SIGTERM (`mathprobe server stop`) interrupts running copies the same way, waits
+for them, and exits. A server a command started (its record's `idle_s`) is stopped here once no
+command has used it that long (mathprobe/warm/server.py), and the runner leaves with it.
 """
 from __future__ import annotations
 
 import argparse
 import hashlib
+import io
 import json
 import os
 import selectors
 import signal
 import socket
+import struct
 import sys
-import tempfile
 import time
-from pathlib import Path
 
+from mathprobe import process_names
 from mathprobe.warm import control as warm
+from mathprobe.warm.warm_up import warm_up
 
 _HEALTH_EVERY_S = 5.0
 
@@ -35,7 +41,7 @@ def run(argv: list[str]) -> None:
     started = time.monotonic()
     code = warm.fingerprint()                      # before importing: an edit meanwhile shows
     os.environ["PREFECT_API_URL"] = api_url        # read by Prefect's settings when imported
-    _warm_up()
+    warm_up()
     print(f"warm runner {os.getpid()}: ready in {time.monotonic() - started:.1f} s for "
           f"{api_url}", flush=True)
     request = Runner(api_url, code, time.monotonic() - started).serve()
@@ -43,33 +49,6 @@ def run(argv: list[str]) -> None:
         _become(*request)
     print("warm runner stopped", flush=True)
     _exit(0)                                       # as a command's copy ends, for the same reason
-
-
-def _warm_up() -> None:
-    """Import what any command would: the CLI, every flow, every benchmark, the Prefect engine
-    modules a flow run imports on its first call, and the SDKs of the backends this user is set
-    up for (`_preloaded`)."""
-    import importlib
-
-    import mathprobe.cli.main  # noqa: F401  (also sets the command's Prefect defaults)
-    from mathprobe import registry
-
-    for name in ("mathprobe.flows.eval", "mathprobe.flows.probes", "mathprobe.flows.sweep",
-                 "prefect.flow_engine", "prefect.task_engine", *_preloaded(os.environ)):
-        importlib.import_module(name)
-    registry.all_benchmarks()
-
-
-def _preloaded(env: dict) -> list[str]:
-    """The backend modules worth importing ahead: a kind that needs no key (baseline, triton,
-    replay, plug-ins without one), and a kind whose key or server variable is set here. Every
-    page the runner holds is resident in each copy it forks (a copy's peak memory starts at the
-    runner's), and an unused SDK is tens of MB (anthropic's 38 MB). A command for another kind
-    imports its SDK itself, in a thread, while its flow starts (cli.common.importing)."""
-    from mathprobe.backends import registry
-
-    return [registry.slow_imports()[k.name] for k in registry.kinds()
-            if k.key_env is None or env.get(k.key_env) or (k.endpoint_env and env.get(k.endpoint_env))]
 
 
 def _prefect_settings(env: dict) -> dict:
@@ -85,9 +64,11 @@ class Runner:
         self.api_url, self.code, self.ready_s = api_url, code, ready_s
         self.settings = _prefect_settings(dict(os.environ))
         self.children: dict[int, socket.socket] = {}
+        self.listener: socket.socket | None = None      # while serving: the commands' socket
         self.served, self.stopping, self.successor = 0, False, False
         self.checked = time.monotonic()
-        folder = Path(tempfile.gettempdir()) / f"mathprobe-{os.getuid()}"
+        self.unused_since: float | None = None     # when the server was last seen unused
+        folder = process_names.folder()
         folder.mkdir(mode=0o700, exist_ok=True)
         if folder.stat().st_uid != os.getuid():    # made by someone else: never ours to use
             raise SystemExit(f"{folder} belongs to another user; the warm runner will not start")
@@ -134,7 +115,32 @@ class Runner:
                 if _server_gone(self.api_url) and not self.children:
                     print("the Prefect server is gone; exiting", flush=True)
                     self._close_listener()
+                elif self._retire_if_unused():
+                    self._close_listener()
         return None
+
+    def _retire_if_unused(self) -> bool:
+        """Stop a server a command started once no command has used it for its `idle_s`
+        (none runs a flow on it, none runs here); whether it was stopped."""
+        from mathprobe.warm import server
+
+        record = server.recorded()
+        if record is None or record.api_url != self.api_url or record.idle_s is None \
+                or self.children:
+            self.unused_since = None
+            return False
+        with server.unused() as free:
+            if not free:
+                self.unused_since = None
+                return False
+            now = time.monotonic()
+            self.unused_since = self.unused_since or now
+            if now - self.unused_since < record.idle_s:
+                return False
+            print(f"the Prefect server (pid {record.pid}) was not used for {record.idle_s:.0f} s:"
+                  " stopping it, and this runner", flush=True)
+            server.retire(record)
+        return True
 
     def _stop(self) -> None:
         for pid in self.children:
@@ -154,6 +160,7 @@ class Runner:
             (warm.state_dir() / warm.RECORD).unlink(missing_ok=True)
 
     def _accept(self) -> tuple | None:
+        assert self.listener is not None       # its "listen" events come only while it is open
         conn, _ = self.listener.accept()
         fds: list[int] = []
         try:
@@ -189,6 +196,12 @@ class Runner:
             return request, fds
         for fd in fds:
             os.close(fd)
+        try:
+            client = struct.unpack("3i", conn.getsockopt(socket.SOL_SOCKET, socket.SO_PEERCRED,
+                                                         struct.calcsize("3i")))[0]
+            process_names.record(pid, client, list(request["argv"]))
+        except OSError as exc:
+            print(f"could not record command {pid}'s client ({exc})", flush=True)
         self.served += 1
         command = next((a for a in request["argv"] if not a.startswith("-")), "")
         print(f"command {self.served} (pid {pid}): mathprobe {command} ...", flush=True)
@@ -238,6 +251,7 @@ class Runner:
             conn = self.children.pop(pid, None)
             if conn is None:
                 continue
+            process_names.forget(pid)
             code = os.waitstatus_to_exitcode(status)
             try:
                 conn.sendall(f"exit {code if code >= 0 else 128 - code}\n".encode())
@@ -273,7 +287,8 @@ def _become(request: dict, fds: list[int]) -> None:
     os.umask(request["umask"])
     sys.argv = ["mathprobe", *request["argv"]]
     for stream in (sys.stdout, sys.stderr):
-        stream.reconfigure(line_buffering=stream.isatty())
+        if isinstance(stream, io.TextIOWrapper):       # (what a forked command's are)
+            stream.reconfigure(line_buffering=stream.isatty())
     _recolour()
     from mathprobe.cli.main import main
 

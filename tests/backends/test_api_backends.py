@@ -163,7 +163,7 @@ def test_cost_ledger_and_max_cost(api, data_dir, db, tmp_path, monkeypatch):
     prices.write_text('[openai]\n"pricey" = { input = 1000.0, output = 2000.0 }\n')
     monkeypatch.setenv("MATHPROBE_PRICES", str(prices))
     from mathprobe.backends import prices as price_module
-    price_module._load.cache_clear()
+    price_module.load.cache_clear()
 
     report = eval_flow(benchmark="wemath", model="openai:pricey", run_id="cost", db=str(db),
                        data_dir=str(data_dir), limit=LIMIT, concurrency=1, max_cost=0.5)

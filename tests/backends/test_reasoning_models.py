@@ -11,7 +11,6 @@ import hashlib
 import json
 import re
 
-import duckdb
 import httpx
 import pytest
 
@@ -24,6 +23,7 @@ from mathprobe.items import Request
 from mathprobe.store import close_all
 from tests.support.fake_api import FakeAPI
 from tests.support.report import figure
+from tests.support.stores import query
 
 WEMATH = {"temperature": 0.0, "max_tokens": 1024}        # the benchmark's (the paper's) params
 
@@ -43,15 +43,6 @@ def api(monkeypatch):
     monkeypatch.setenv("MATHPROBE_RETRY_BASE_WAIT_S", "0.01")
     yield server
     server.stop()
-
-
-def query(db, sql, params=None):
-    close_all()
-    con = duckdb.connect(str(db), read_only=True)
-    try:
-        return con.execute(sql, params or []).fetchall()
-    finally:
-        con.close()
 
 
 def complete(spec: str, params: dict, prompt: str = "What is 2 + 2?"):
@@ -125,14 +116,14 @@ def test_a_table_of_your_own_adds_a_reasoning_model(tmp_path, monkeypatch):
     own.write_text('[openai]\n"qwq" = { temperature = true, max_tokens = "max_tokens", '
                    'effort = [] }\n')
     monkeypatch.setenv("MATHPROBE_REASONING_MODELS", str(own))
-    reasoning._load.cache_clear()
+    reasoning.load.cache_clear()
     try:
         assert registry.generation_params("openai:qwq", WEMATH, {"temperature": 0.6,
                                                                  "max_tokens": 9000}) == \
             {"temperature": 0.6, "max_tokens": 9000}
         assert registry.generation_params("openai:o3", WEMATH) == {}     # the table still holds
     finally:
-        reasoning._load.cache_clear()
+        reasoning.load.cache_clear()
 
 
 # -- the doubles answer as the services' documentation says ------------------------------------
@@ -348,7 +339,7 @@ def test_an_openai_reasoning_run_sends_nothing_refused_and_prices_its_reasoning(
     prices.write_text('[openai]\n"o4-mini" = { input = 1.10, output = 4.40 }\n')
     monkeypatch.setenv("MATHPROBE_PRICES", str(prices))
     from mathprobe.backends import prices as price_module
-    price_module._load.cache_clear()
+    price_module.load.cache_clear()
     keyed = _wemath_keys(data_dir, 6)
     items, long_one = [it for it, _ in keyed], keyed[0][1]
     api.reply = lambda payload, prompt: (f"<think>{LONG}</think><Answer>: <<A>>"

@@ -6,7 +6,6 @@ from __future__ import annotations
 import json
 import subprocess
 import sys
-import textwrap
 import time
 
 import pytest
@@ -15,33 +14,7 @@ from mathprobe import registry
 from mathprobe.runs import import_official
 from mathprobe.store import RunSpec, close_all, open_store
 from tests.conftest import REPO
-
-DRIVER = textwrap.dedent("""
-    import contextlib, io, json, sys, time
-    from mathprobe.cli.main import main
-    out = []
-    for args in json.loads(sys.argv[1]):
-        err = io.StringIO()
-        started = time.perf_counter()
-        with contextlib.redirect_stderr(err), contextlib.redirect_stdout(io.StringIO()):
-            try:
-                main(args)
-                code = 0
-            except SystemExit as exc:
-                code = exc.code
-        out.append({"args": args, "code": code, "stderr": err.getvalue(),
-                    "seconds": time.perf_counter() - started,
-                    "prefect": any(m == "prefect" or m.startswith("prefect.")
-                                   for m in sys.modules)})
-    print(json.dumps(out))
-""")
-
-
-def run_driver(cases: list[list[str]], env: dict[str, str]) -> list[dict]:
-    done = subprocess.run([sys.executable, "-c", DRIVER, json.dumps(cases)], cwd=REPO, env=env,
-                          capture_output=True, text=True, timeout=120)
-    assert done.returncode == 0, done.stderr[-3000:]
-    return json.loads(done.stdout.splitlines()[-1])
+from tests.support.cli import each_one_error_line, run_driver
 
 
 @pytest.fixture
@@ -64,7 +37,7 @@ def test_bad_input_is_one_error_line_before_prefect(tmp_path, data_dir, bad_data
     db = tmp_path / "runs.duckdb"
     store = open_store(db)                       # a run 'x' (plain setting) to clash with
     store.start_run(RunSpec("x", "wemath", "baseline:random", "baseline", "plain",
-                            {"temperature": 0.0, "max_tokens": 1024}), n_items=3)
+                            {"temperature": 0.0, "max_tokens": 1024, "seed": 0}), n_items=3)
     rows = json.loads((data_dir / "wemath" / "testmini.json").read_text())   # a graded run 'g'
     problem = [dict(r, response="<Answer>: <<A>>") for r in rows if r["ID"] == rows[0]["ID"]]
     (tmp_path / "g.json").write_text(json.dumps(problem))
@@ -157,13 +130,7 @@ def test_bad_input_is_one_error_line_before_prefect(tmp_path, data_dir, bad_data
     env = {k: v for k, v in __import__("os").environ.items()
            if not k.startswith(("OPENAI", "ANTHROPIC", "PREFECT_API"))}
     env.update(MATHPROBE_DATA_DIR=str(data_dir), PREFECT_HOME=str(tmp_path / "prefect-home"))
-    results = run_driver(list(cases.values()), env)
-    for (expected, args), got in zip(cases.items(), results):
-        lines = [line for line in got["stderr"].splitlines() if line.strip()]
-        assert got["code"] == 2, (args, got)
-        assert len(lines) == 1 and lines[0].startswith("error: "), (args, got["stderr"])
-        assert expected in lines[0], (expected, lines[0])
-        assert not got["prefect"], (args, "imported Prefect before the error")
+    each_one_error_line(cases, run_driver(list(cases.values()), env))
     assert not db.with_name("runs.duckdb.wal").exists()       # nothing was written
     assert not nowhere.exists() and not html.exists()
 
@@ -311,12 +278,8 @@ def test_bad_numbers_and_unwritable_paths_exit_2_at_once(tmp_path, data_dir, rea
     env.update(MATHPROBE_DATA_DIR=str(data_dir), PREFECT_HOME=str(tmp_path / "prefect-home"),
                MATHPROBE_STATE_DIR=str(tmp_path / "state"))
     results = run_driver(list(cases.values()), env)
-    for (expected, args), got in zip(cases.items(), results):
-        lines = [line for line in got["stderr"].splitlines() if line.strip()]
-        assert got["code"] == 2, (args, got)
-        assert len(lines) == 1 and lines[0].startswith("error: "), (args, got["stderr"])
-        assert expected in lines[0], (expected, lines[0])
-        assert not got["prefect"], (args, "imported Prefect before the error")
+    each_one_error_line(cases, results)
+    for args, got in zip(cases.values(), results):
         assert got["seconds"] < 2, (args, got["seconds"])
     assert not (tmp_path / "imported.duckdb").exists()          # no empty store left behind
     assert not (tmp_path / "new.duckdb").exists()

@@ -60,3 +60,48 @@ def test_a_probe_whose_calls_all_fail_exits_3_with_the_reason(api, db, data_dir)
     assert "(no answers)" in text
     assert "classify: 8 of 8 call(s) failed (infra_failed)" in text
     assert "8 x HTTP 401: Error code: 401 - fault 401 (infra_failed)" in text
+
+
+def test_max_cost_on_a_model_without_a_price_asks_nothing(api, db, data_dir, tmp_path):
+    """`--max-cost` is kept by pricing each answer: on a model the price table lacks it could
+    never be reached (60 requests were sent under --max-cost 0.0001, exit 0). Now the run and
+    the error labeller say so in one line and ask nothing (exit 2); a price given through
+    MATHPROBE_PRICES is used, and the cap then stops the run (exit 4)."""
+    run = ["run", "--benchmark", "wemath", "--model", "openai:unpriced", "--run-id", "cap",
+           "--db", str(db), "--data-dir", str(data_dir), "--limit", "12", "--concurrency", "1"]
+    result = invoke(api, *run, "--max-cost", "0.0001")
+    lines = [line for line in result.output.splitlines() if line.strip()]
+    assert result.exit_code == 2, result.output
+    assert len(lines) == 1 and lines[0].startswith("error: --max-cost 0.0001: --model "
+                                                   "openai:unpriced has no price"), lines
+    assert "MATHPROBE_PRICES" in lines[0] and api.served == 0
+
+    prices = tmp_path / "prices.toml"
+    prices.write_text('[openai]\n"unpriced" = { input = 1000.0, output = 2000.0 }\n')
+    result = invoke(api, *run, "--max-cost", "0.1", MATHPROBE_PRICES=str(prices))
+    assert result.exit_code == 4, result.output            # the user's price: the cap holds
+    assert 0 < api.served < 12
+    asked = api.served
+
+    labelled = invoke(api, "errors", "cap", "--judge", "openai:unpriced", "--db", str(db),
+                      "--data-dir", str(data_dir), "--max-cost", "1")
+    lines = [line for line in labelled.output.splitlines() if line.strip()]
+    assert labelled.exit_code == 2, labelled.output
+    assert len(lines) == 1 and lines[0].startswith("error: --max-cost 1: --judge "
+                                                   "openai:unpriced has no price"), lines
+    assert api.served == asked                              # the labeller asked nothing
+
+
+def test_max_cost_stops_a_run_whose_answers_carry_no_token_counts(api, db, data_dir, tmp_path):
+    """A priced model behind a server that reports no usage: each answer's cost is unknown,
+    so the cap could not be kept; the run stops asking at the first such answer and says why
+    (exit 4) instead of spending without a count."""
+    prices = tmp_path / "prices.toml"
+    prices.write_text('[openai]\n"m" = { input = 0.1, output = 0.1 }\n')
+    api.usage = False
+    result = invoke(api, "run", "--benchmark", "wemath", "--model", "openai:m", "--run-id",
+                    "blind", "--db", str(db), "--data-dir", str(data_dir), "--limit", "12",
+                    "--concurrency", "1", "--max-cost", "5", MATHPROBE_PRICES=str(prices))
+    assert result.exit_code == 4, result.output
+    assert "came without token counts, so the cost is unknown" in " ".join(result.output.split())
+    assert api.served < 12

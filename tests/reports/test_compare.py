@@ -186,22 +186,64 @@ def test_stats_are_sums_over_cells():
 
 
 def test_the_bootstrap_is_seeded_and_agrees_with_scipy():
+    from mathprobe.reports.unit_sums import UnitSums
+
     rng = np.random.default_rng(1)
     x = (rng.random(400) < 0.3).astype(float)
-    from scipy import sparse
-    num = sparse.csr_matrix(x[:, None])
-    den = sparse.csr_matrix(np.ones((400, 1)))
-    ns, ds = stats.resample_sums(num, den)
+    sums = UnitSums.of(np.arange(400), np.zeros(400, dtype=np.int64), x, np.ones(400), 400, 1)
+    ns, ds = stats.resample_sums(sums)
     reps = ns[:, 0] / ds[:, 0]
     lo, hi = stats.interval(np.array([x.mean()]), reps[:, None])
     theirs = sps.bootstrap((x,), np.mean, n_resamples=20_000, method="percentile",
                            random_state=0).confidence_interval
     assert lo[0] == pytest.approx(theirs.low, abs=0.01)
     assert hi[0] == pytest.approx(theirs.high, abs=0.01)
-    again = stats.resample_sums(num, den)[0]
+    again = stats.resample_sums(sums)[0]
     assert np.array_equal(again, ns)                                   # same seed, same draws
-    other = stats.resample_sums(num, den, seed=7)[0]
+    other = stats.resample_sums(sums, seed=7)[0]
     assert not np.array_equal(other, ns)
+
+
+def test_the_sums_over_entries_are_scipys_sparse_products():
+    """The bootstrap's sums over a run's (unit, cell) entries (mathprobe/reports/unit_sums.py,
+    numpy alone: scipy left the core install, issue 38) are exactly what scipy's sparse
+    products gave, on the shape of ConceptMath's full run, duplicate rows included."""
+    from scipy import sparse
+
+    from mathprobe.reports.unit_sums import UnitSums
+
+    rng = np.random.default_rng(3)
+    units, cells, rows = 4011, 307, 20_055
+    unit, cell = rng.integers(0, units, rows), rng.integers(0, cells, rows)
+    num, den = rng.integers(0, 2, rows).astype(float), np.ones(rows)
+    sums = UnitSums.of(unit, cell, num, den, units, cells)
+    csr_num = sparse.csr_matrix((num, (unit, cell)), shape=(units, cells))
+    csr_den = sparse.csr_matrix((den, (unit, cell)), shape=(units, cells))
+    w = stats.weights(units, 300)
+    got_num, got_den = sums.resampled(w)
+    assert np.allclose(got_num, (csr_num.T @ w).T) and np.allclose(got_den, (csr_den.T @ w).T)
+    total_num, total_den = sums.totals()
+    assert np.array_equal(total_num, np.asarray(csr_num.sum(axis=0)).ravel())
+    assert np.array_equal(total_den, np.asarray(csr_den.sum(axis=0)).ravel())
+    some = np.array([0, 5, 17, 306])
+    want = int(np.count_nonzero(np.asarray((csr_den[:, some] > 0).sum(axis=1)).ravel()))
+    assert sums.units_with_rows(some) == want
+    a, b = csr_num.toarray(), csr_den.toarray()
+    bad = (a > b) | ((a != 0) & (a != 1)) | ((b != 0) & (b != 1))
+    assert np.array_equal(sums.binary_cells(), ~bad.any(axis=0))
+    assert not sums.binary_cells().all()                  # duplicates summed past 1 somewhere
+
+
+def test_benjamini_hochberg_is_scipys():
+    from mathprobe.reports import intervals
+
+    rng = np.random.default_rng(5)
+    for n in (1, 2, 7, 60):
+        p = rng.random(n) ** 3
+        p[rng.random(n) < 0.2] = p[0]                     # ties
+        want = sps.false_discovery_control(p, method="bh")
+        assert intervals.adjust(p) == pytest.approx(want, rel=1e-12)
+    assert np.isnan(intervals.adjust([0.01, np.nan, 0.2])[1])
 
 
 def test_the_kca_transition_matrix_counts_every_problem_once(results, everything):

@@ -20,6 +20,7 @@ from matplotlib.colors import Normalize, to_hex
 
 from mathprobe import registry
 from mathprobe.reports import compare, html, plot_kinds, plots
+from mathprobe.reports.stats import method_name
 from mathprobe.runs import import_official
 from mathprobe.store import open_store
 
@@ -156,7 +157,8 @@ def test_stacked_shares_add_up_and_carry_no_whiskers(small):
     svg = plots.svg(part.fig)
     titles = re.findall(r"<title>([^<]*)</title>", svg)
     assert any(t.startswith(f"IK: {100 * e['value']:.1f}% [{100 * e['ci_low']:.1f}, "
-                            f"{100 * e['ci_high']:.1f}] n={e['n']} ({e['ci_method']}) (run v1)")
+                            f"{100 * e['ci_high']:.1f}] n={e['n']} "
+                            f"({method_name(e['ci_method'])}) (run v1)")
                for t in titles)
 
 

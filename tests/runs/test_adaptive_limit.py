@@ -5,7 +5,9 @@ eval flow with its progress bar and Prefect progress artifact."""
 from __future__ import annotations
 
 import asyncio
+import random
 import threading
+import time
 from concurrent.futures import Future
 
 import pytest
@@ -65,7 +67,10 @@ def test_a_server_that_rate_limits_above_k_gets_k_and_every_answer(fake_openai, 
     stop.set()
     assert counts == {"ok": 320}                       # every item answered, none failed
     assert api.rejected > 0 and activity.overloaded == api.rejected   # it did probe for K
-    assert activity.retries == api.rejected < 320 / 4  # each 429 sent again, once; not many
+    # each 429 sent again, once; not many: 40-60 on a quiet machine, 81 in one CI run under
+    # load (the client's own lag makes it probe above K more often); a window that never
+    # learned K would meet one per request beyond it
+    assert activity.retries == api.rejected < 320 / 3
     assert api.peak_in_flight == 8
     busy = [n for n in seen if n][len(seen) // 5:]     # past the first rounds, while asking
     # settled near K (never above: a 429); what the server sees also lags by the client's own
@@ -196,3 +201,103 @@ def test_the_first_shard_is_asked_first_and_a_cancelled_waiter_blocks_no_one():
     assert started.index("a5") < started.index("b0"), started
     assert sorted(started) == [f"{s}{i}" for s in "ab" for i in range(6)]
     assert waiting == 0 and full
+
+
+async def simulate(window: AdaptiveLimit, n: int, *, latency: float = 0.02,
+                   retry_after: float = 0.05, capacity: int | None = None, share: float = 0.0,
+                   quota: tuple[float, float] | None = None, seed: int = 0) -> dict:
+    """`n` requests through `window` as `respond` sends them (a slot per attempt, given back
+    while an attempt waits out its Retry-After), against a server in this loop answering in
+    `latency` s; it refuses at once (429) what comes while `capacity` others are answered, a
+    `share` of first attempts whatever is in flight, and everything within the `quota` times
+    (seconds after the start). Counts, the window seen past the first fifth, the cuts."""
+    draws, busy, seen = random.Random(seed), [0], []
+    counts = {"ok": 0, "failed": 0, "429": 0}
+    start = time.monotonic()
+
+    async def one() -> None:
+        for attempt in range(6):
+            epoch = await window.acquire(retry=attempt > 0)
+            sent = time.monotonic()
+            if (capacity is not None and busy[0] >= capacity) or (
+                    attempt == 0 and draws.random() < share) or (
+                    quota is not None and quota[0] <= sent - start < quota[1]):
+                counts["429"] += 1
+                window.overloaded(epoch, retry_after, sent)
+                window.release()
+                await asyncio.sleep(retry_after)
+                continue
+            busy[0] += 1
+            await asyncio.sleep(latency)
+            busy[0] -= 1
+            window.answered(epoch, sent)
+            window.release()
+            counts["ok"] += 1
+            return
+        counts["failed"] += 1
+
+    async def watch() -> None:
+        while True:
+            seen.append(window.window)
+            await asyncio.sleep(latency / 4)
+
+    watcher = asyncio.ensure_future(watch())
+    with window.sending():
+        tasks = []
+        for _ in range(n):
+            tasks.append(asyncio.ensure_future(one()))
+            await asyncio.sleep(0)
+        await asyncio.gather(*tasks)
+    watcher.cancel()
+    settled = sorted(seen[len(seen) // 5:])
+    return {**counts, "window": settled[len(settled) // 2], "cuts": window.cuts,
+            "undone": window.undone}
+
+
+def test_429s_that_are_not_about_capacity_leave_the_window_at_the_ceiling():
+    """One in five first attempts refused whatever is in flight: the window stays at the
+    ceiling (it had collapsed to 2 of 64, one cut per 429: 304 cuts for 2,000 requests); a cut
+    the refusals outlast is undone, and the window is cut at most once per round trip."""
+    got = runtime.run(simulate(AdaptiveLimit(64), 2000, share=0.2))
+    assert got["ok"] == 2000 and got["429"] > 300
+    assert got["window"] >= 48 and got["undone"] >= 1 and got["cuts"] <= 12, got
+
+
+def test_a_server_that_takes_k_at_once_gets_k():
+    """Sixteen at once: the window settles at 16, and finding it costs few 429s."""
+    got = runtime.run(simulate(AdaptiveLimit(256), 2000, capacity=16))
+    assert got["ok"] == 2000 and 14 <= got["window"] <= 17 and got["429"] < 100, got
+    assert got["undone"] == 0
+
+
+def test_a_used_up_quota_holds_the_run_and_the_window_recovers():
+    """Every attempt refused for 0.3 s (Retry-After 0.2 s): the whole run waits out the
+    Retry-After instead of collecting a 429 per request, nothing fails, and once answers come
+    again the window grows back."""
+    window = AdaptiveLimit(64)
+    got = runtime.run(simulate(window, 2000, quota=(0.2, 0.5), retry_after=0.2))
+    assert got["ok"] == 2000 and got["failed"] == 0 and got["429"] < 400, got
+    assert window.window >= 16 and window.undone == 0, got
+
+
+def test_random_429s_over_http_leave_the_window_at_the_ceiling(fake_openai, monkeypatch):
+    """The loopback server answers 429 (Retry-After 0.1 s) to one in five first attempts,
+    whatever is in flight: every request is answered, and past the first rounds the window
+    stays near the ceiling of 32 (it had collapsed to 1-8)."""
+    monkeypatch.setenv("MATHPROBE_RETRY_MAX_WAIT_S", "1")
+    api = fake_openai
+    api.latency, api.retry_after, api.record, api.first_429 = 0.05, 0.1, False, 0.2
+    window, activity = AdaptiveLimit(32), Activity()
+    activity.window = window
+    seen: list[int] = []
+    stop = threading.Event()
+
+    def watch() -> None:
+        while not stop.wait(0.01):
+            seen.append(window.window)
+    threading.Thread(target=watch, daemon=True).start()
+    counts = ask(800, window, activity)
+    stop.set()
+    assert counts == {"ok": 800} and api.rejected > 100       # the 429s came, all retried
+    settled = sorted(seen[len(seen) // 3:])
+    assert settled[len(settled) // 2] >= 24, (window.cuts, window.undone, settled[::20])

@@ -13,16 +13,15 @@ import subprocess
 import sys
 import time
 
-import duckdb
 import pytest
 
 from mathprobe.benchmarks import wemath
 from mathprobe.flows.common import call_flow
 from mathprobe.flows.eval import eval_flow as _eval_flow
-from mathprobe.store import close_all
 from tests.conftest import REPO
 from tests.support.cli import cli_env, error_lines, mathprobe
 from tests.support.fake_api import FakeAPI
+from tests.support.stores import query
 
 pytestmark = pytest.mark.usefixtures("prefect_harness")
 
@@ -50,15 +49,6 @@ def api(monkeypatch):
         monkeypatch.setenv(name, value)
     yield server
     server.stop()
-
-
-def query(db, sql, params=None):
-    close_all()
-    con = duckdb.connect(str(db), read_only=True)
-    try:
-        return con.execute(sql, params or []).fetchall()
-    finally:
-        con.close()
 
 
 def direct_calls(api) -> int:
@@ -311,11 +301,13 @@ def test_a_submission_whose_id_was_never_stored_is_found_not_sent_again(provider
     by_id = {it.item_id: it for it in items}
     model, params = MODELS[provider], dict(bench.default_params)
 
-    def requests_for(ids):
-        return LazyRequests(bench, [by_id[i] for i in ids], model, bench.default_setting, params)
+    def requests_for(asks):
+        return LazyRequests(bench, [by_id[i] for i, _ in asks], model, bench.default_setting,
+                            params)
 
-    requests = list(requests_for(list(by_id)))
-    rows = [(custom_id(r.item_id, r.request_hash), r.item_id, r.request_hash) for r in requests]
+    requests = list(requests_for([(i, 0) for i in by_id]))
+    rows = [(custom_id(r.item_id, r.request_hash), r.item_id, r.request_hash, 0)
+            for r in requests]
     store = open_store(db)
     endpoint = get_batches(model).endpoint
     store.open_submission("lost", "r", provider, model, endpoint, 1, rows[:4])
@@ -324,16 +316,16 @@ def test_a_submission_whose_id_was_never_stored_is_found_not_sent_again(provider
     async def the_dead_command_submits():
         client = get_batches(model)
         try:
-            return (await client.submit([client.entry(c, r)[0] for (c, _, _), r
+            return (await client.submit([client.entry(c, r)[0] for (c, _, _, _), r
                                          in zip(rows[:4], requests)], "lost"))[0]
         finally:
             await client.aclose()
     lost = asyncio.run(the_dead_command_submits())
 
-    counts = BatchRun(store, "r", model, params, requests_for).ask(list(by_id))
+    counts = BatchRun(store, "r", model, params, requests_for).ask([(i, 0) for i in by_id])
     assert counts == {"ok": 6}
     assert len(api.batch_submissions) == 2                      # the lost one, the void's
-    assert sorted(api.batch_submissions[1]["custom_ids"]) == sorted(c for c, _, _ in rows[4:])
+    assert sorted(api.batch_submissions[1]["custom_ids"]) == sorted(c for c, *_ in rows[4:])
     got = dict(query(db, "SELECT submission, batch_id FROM batches WHERE submission "
                          "IN ('lost', 'never')"))
     assert got == {"lost": lost, "never": None}

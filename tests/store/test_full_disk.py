@@ -8,19 +8,24 @@ so the kernel refuses to let the store's write-ahead log grow (EFBIG instead of 
 """
 from __future__ import annotations
 
+import errno
 import json
 import os
 import resource
 import signal
 import subprocess
+import sys
+import time
 from pathlib import Path
 
 import duckdb
 import pytest
 
 from mathprobe.benchmarks import wemath
+from mathprobe.items import Request
 from mathprobe.runs import prepare
 from mathprobe.store import close_all, open_store
+from tests.conftest import REPO
 from tests.support.cli import cli_env, error_lines, mathprobe
 from tests.support.fake_api import FakeAPI
 
@@ -50,11 +55,34 @@ def small_disk(tmp_path):
 
 
 def fill(disk: Path, leave: int) -> Path:
-    """A ballast file taking all but `leave` bytes of the disk."""
+    """A ballast file taking all but `leave` bytes of the disk. A run writing to the disk
+    meanwhile may take some of that room first: the ballast then stops where the disk is full
+    (ENOSPC is what was wanted; raised, it had failed the request whose reply filled the disk,
+    and the run finished on a disk never full)."""
     st = os.statvfs(disk)
     ballast = disk / "ballast"
-    ballast.write_bytes(b"\0" * max(0, st.f_bavail * st.f_frsize - leave))
+    with ballast.open("wb") as out:
+        try:
+            out.write(b"\0" * max(0, st.f_bavail * st.f_frsize - leave))
+            out.flush()
+        except OSError as exc:
+            if exc.errno != errno.ENOSPC:
+                raise
     return ballast
+
+
+@pytest.fixture
+def full_store(small_disk, data_dir) -> tuple[Path, Path]:
+    """(disk, store) on a disk that can really be filled (tmpfs; skipped elsewhere): the store
+    made, with its items, and closed."""
+    disk, kind = small_disk
+    if kind != "tmpfs":
+        pytest.skip("needs a disk that is really full (tmpfs)")
+    db = disk / "runs.duckdb"
+    store = open_store(db)
+    prepare(store, wemath.benchmark, data_dir)
+    close_all()
+    return disk, db
 
 
 def limit_file_size(max_bytes: int):
@@ -177,17 +205,11 @@ def test_report_on_a_read_only_mount(small_disk, data_dir):
             try_mount(disk, "-o", "remount,rw")
 
 
-def test_no_room_anywhere_asks_nothing(small_disk, tmp_path, data_dir):
+def test_no_room_anywhere_asks_nothing(full_store, tmp_path, data_dir):
     """The store's disk nearly full and the spool's fallback unwritable: the answers about to
     be paid for could be kept nowhere, so the run asks nothing and says so in one line (exit
     5). (Before, a re-run went on asking and lost 99 more paid answers.)"""
-    disk, kind = small_disk
-    if kind != "tmpfs":
-        pytest.skip("needs a disk that is really full (tmpfs)")
-    db = disk / "runs.duckdb"
-    store = open_store(db)
-    prepare(store, wemath.benchmark, data_dir)
-    close_all()
+    disk, db = full_store
     blocked = tmp_path / "not-a-folder"
     blocked.write_text("a file where the spool folder would be")
     api = FakeAPI(latency=0.02, reply=lambda payload, prompt: ANSWER).start()
@@ -203,3 +225,137 @@ def test_no_room_anywhere_asks_nothing(small_disk, tmp_path, data_dir):
         assert api.served == 0
     finally:
         api.stop()
+
+
+@pytest.fixture
+def second_disk(tmp_path):
+    """A 4 MB tmpfs of its own, for the spool (skipped where mounting is refused)."""
+    disk = tmp_path / "spool-disk"
+    disk.mkdir()
+    if os.environ.get("MATHPROBE_TEST_NO_MOUNT") or \
+            not try_mount(disk, "-t", "tmpfs", "-o", "size=4m", "tmpfs"):
+        pytest.skip("needs a second small disk (tmpfs)")
+    yield disk
+    subprocess.run(["umount", "-l", disk], capture_output=True)
+
+
+def test_answers_no_disk_takes_are_held_until_room_comes_back(full_store, second_disk,
+                                                             tmp_path, data_dir):
+    """The store's disk fills mid-run and so does the spool's: the answers on their way are not
+    lost (119 had been, 'could not be saved anywhere'): they are held in memory, the command
+    says so with the time it waits, and room made meanwhile saves them; the line at the end
+    says what was asked and where it is kept, the run is not left `running`, and the same
+    command later asks only what was never answered."""
+    disk, db = full_store
+    ballasts: list[Path] = []
+
+    def reply(payload, prompt):
+        if api.served >= 30 and not ballasts:    # both disks fill while the run asks
+            spool_full = fill(second_disk, 0)      # (the spool's first: no commit fails before)
+            ballasts.extend([fill(disk, 0), spool_full])
+        return ANSWER
+    api = FakeAPI(latency=0.05, reply=reply).start()
+    env = cli_env(api, MATHPROBE_SPOOL_DIR=str(second_disk / "spool"),
+                  MATHPROBE_FULL_DISK_WAIT_S="120")
+    args = ["run", "--benchmark", "wemath", "--model", "openai:m", "--run-id", "held",
+            "--db", str(db), "--data-dir", str(data_dir), "--limit", str(LIMIT),
+            "--concurrency", "4"]
+    n = len(wemath.select(wemath.load(data_dir).items, LIMIT))
+    log = tmp_path / "stderr.txt"
+    try:
+        with log.open("w") as out:
+            proc = subprocess.Popen([sys.executable, "-m", "mathprobe", *args], cwd=REPO,
+                                    env=env, stdout=subprocess.DEVNULL, stderr=out, text=True)
+            try:
+                deadline = time.monotonic() + 120
+                while "held in memory" not in log.read_text():
+                    assert proc.poll() is None, log.read_text()[-3000:]
+                    assert time.monotonic() < deadline, log.read_text()[-3000:]
+                    time.sleep(0.2)
+                held = " ".join(log.read_text().split())
+                assert "within 120 s and they are saved" in held, held[-2000:]
+                ballasts[1].unlink()             # room on the spool's disk again
+                proc.wait(timeout=120)
+            finally:
+                proc.kill()
+        text = log.read_text()
+        assert proc.returncode == 5, text[-3000:]
+        lines = error_lines(text)
+        assert len(lines) == 1 and "Traceback" not in text, text[-3000:]
+        served = api.served
+        in_spool = spooled(second_disk / "spool")
+        assert served < n
+        assert "could not be saved anywhere" not in lines[0] and "lost" not in lines[0]
+        assert f"of the {served} answer(s) this command received," in lines[0], lines[0]
+        # what was held goes to the first place that takes it, tried in turn: the store (its
+        # file may find room again, e.g. once a failed commit's blocks are freed: on a loaded
+        # machine the retry can come then) or the spool, whose room the test made
+        if in_spool:
+            assert f"{len(in_spool)} saved to {second_disk / 'spool'}" in lines[0], lines[0]
+        else:
+            assert "once room came back" in lines[0], lines[0]
+        assert f"({n - served} of the {n} item(s) to ask were not asked)" in lines[0], lines[0]
+        in_store = stored(db)
+        assert len(in_store) + len(in_spool) == served              # nothing lost
+        con = duckdb.connect(str(db), read_only=True)
+        try:
+            assert con.execute("SELECT status FROM runs WHERE run_id = 'held'").fetchall() \
+                == [("interrupted",)]
+        finally:
+            con.close()
+
+        ballasts[0].unlink()                      # room again: asked once in all
+        done = mathprobe(*args, "--json", env=env)
+        assert done.returncode == 0, done.stderr[-3000:]
+        assert api.served == n and len({r[0] for r in stored(db)}) == n
+    finally:
+        api.stop()
+
+
+def test_no_room_for_a_later_shard_says_what_was_asked(small_disk, tmp_path, data_dir,
+                                                       fake_openai, monkeypatch):
+    """A shard that starts when the disk has no room left (the run's first shards filled it):
+    it asks nothing, the other shards stop, and the line says how many answers this command
+    got and stored and how many items were not asked, not 'nothing was asked' (1,305 had
+    been); the run is marked `interrupted`, not left `running`."""
+    from mathprobe.backends import get_backend
+    from mathprobe.errors import StoreWriteError
+    from mathprobe.runs.asking import check_writes, send
+    from mathprobe.store import RunSpec
+
+    disk, kind = small_disk
+    if kind != "tmpfs":
+        pytest.skip("needs a disk that is really full (tmpfs)")
+    blocked = tmp_path / "not-a-folder"
+    blocked.write_text("a file where the spool folder would be")
+    monkeypatch.setenv("MATHPROBE_SPOOL_DIR", str(blocked / "spool"))
+    try:
+        db = disk / "runs.duckdb"
+        store = open_store(db)
+        items = wemath.select(prepare(store, wemath.benchmark, data_dir).items, 40)
+        store.start_run(RunSpec("r", "wemath", "openai:m", "openai", "plain",
+                                dict(wemath.DEFAULT_PARAMS)), n_items=len(items))
+        requests = [Request(item_id=i.item_id, model="m", prompt=i.question) for i in items]
+        half = len(requests) // 2
+        first = send(store, "r", "openai:m", lambda: get_backend("openai:m"), requests[:half])
+        assert first == {"ok": half}
+        fill(disk, 300 * 1024)               # no room for the next shard's answers
+        later = send(store, "r", "openai:m", lambda: get_backend("openai:m"), requests[half:])
+        assert later == {"not_asked": len(requests) - half}
+        assert fake_openai.served == half
+        with pytest.raises(StoreWriteError) as raised:
+            check_writes(store, "r", len(requests))
+        said = str(raised.value)
+        assert "no room to keep answers" in said and "nothing was asked" not in said, said
+        assert f"of the {half} answer(s) this command received, {half} stored" in said, said
+        assert f"({len(requests) - half} of the {len(requests)} item(s) to ask were not " \
+               "asked)" in said, said
+        assert len(stored(db)) == half
+        con = duckdb.connect(str(db), read_only=True)
+        try:
+            assert con.execute("SELECT status FROM runs WHERE run_id = 'r'").fetchall() == \
+                [("interrupted",)]
+        finally:
+            con.close()
+    finally:
+        close_all()

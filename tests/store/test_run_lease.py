@@ -3,12 +3,16 @@ one run ask each item once in total; a killed holder's claim expires so the run 
 a holder stopped past its claim's life finds it taken over and stops asking."""
 from __future__ import annotations
 
+import contextlib
+import fcntl
 import json
 import signal
+import sqlite3
 import subprocess
 import sys
 import textwrap
 import time
+from pathlib import Path
 
 import pytest
 
@@ -20,9 +24,12 @@ from tests.support.fake_api import FakeAPI
 LIMIT = 60
 
 # A process holding a claim on run `r` of the lake argv[1], with a claim life of 2 s renewed
-# every 0.3 s; it says `holding`, then `lost` if its claim was taken over.
+# every 0.3 s; it says `holding`, then `lost` if its claim was taken over. argv[2]: the machine
+# it says it runs on ('-': this one's name).
 HOLDER = textwrap.dedent("""
-    import sys, time
+    import socket, sys, time
+    if sys.argv[2] != "-":
+        socket.gethostname = lambda: sys.argv[2]
     from mathprobe.store import open_store, run_lease
     run_lease.TTL_S, run_lease.BEAT_S = 2.0, 0.3
     store = open_store(sys.argv[1])
@@ -33,9 +40,22 @@ HOLDER = textwrap.dedent("""
         print("lost", store.writer().halt.is_set(), flush=True)
 """)
 
+# `mathprobe run ARGS...` (argv[2:]) with a claim life of 3 s renewed every 0.5 s, a waiting
+# process looking every 0.2 s; argv[1]: the machine it says it runs on ('-': this one's name).
+RUNNER = textwrap.dedent("""
+    import socket, sys
+    if sys.argv[1] != "-":
+        socket.gethostname = lambda: sys.argv[1]
+    from mathprobe.store import run_lease
+    run_lease.TTL_S, run_lease.BEAT_S, run_lease.FRESH_S, run_lease.POLL_S = 3.0, 0.5, 1.0, 0.2
+    from mathprobe.cli.main import main
+    main(sys.argv[2:])
+""")
+TTL = 3.0
 
-def holder(lake: str) -> subprocess.Popen:
-    proc = subprocess.Popen([sys.executable, "-c", HOLDER, lake], cwd=REPO, text=True,
+
+def holder(lake: str, host: str = "-") -> subprocess.Popen:
+    proc = subprocess.Popen([sys.executable, "-c", HOLDER, lake, host], cwd=REPO, text=True,
                             stdout=subprocess.PIPE, stderr=subprocess.PIPE)
     assert proc.stdout.readline().strip() == "holding", proc.stderr.read()
     return proc
@@ -97,18 +117,22 @@ def test_a_killed_holders_claim_expires_and_the_run_can_be_taken(tmp_path):
 
 
 def test_a_stopped_holder_finds_its_claim_taken_and_stops_asking(tmp_path):
-    """Stopped past its claim's life (a laptop lid, SIGSTOP), the holder's run was taken over
-    by another process; continued, it must not go on asking beside that one."""
+    """Stopped past its claim's life (a laptop lid, SIGSTOP) on another machine, the holder's
+    run was taken over by another process; continued, it must not go on asking beside that
+    one. (On this machine its claim is not taken: the next test.)"""
     lake = f"ducklake:sqlite:{tmp_path / 'lake.sqlite'}"
-    proc = holder(lake)
+    proc = holder(lake, host="laptop")
     try:
-        proc.send_signal(signal.SIGSTOP)
+        stop_between_writes(proc, tmp_path / "lake.sqlite")
+        stopped = time.monotonic()
         store = open_store(lake)
         taker = run_lease.RunLease(store, "r")
         deadline = time.monotonic() + 20
         while taker.try_take() is not None:
             assert time.monotonic() < deadline
-            time.sleep(0.2)
+            time.sleep(0.1)
+        took = time.monotonic() - stopped        # the claim's life, as documented: 2 s here
+        assert 2.0 - 0.3 - 0.1 <= took <= 2.0 + 2.0, took
         close_all()                              # the holder's renewal needs the catalog
         proc.send_signal(signal.SIGCONT)
         out, err = proc.communicate(timeout=60)
@@ -117,3 +141,155 @@ def test_a_stopped_holder_finds_its_claim_taken_and_stops_asking(tmp_path):
         proc.send_signal(signal.SIGCONT)
         proc.kill()
         close_all()
+
+
+def test_a_stopped_holder_on_this_machine_keeps_its_claim_until_it_ends(tmp_path):
+    """A stopped process of this machine is not a dead one: its claim outlives its life (the
+    taker is told the holder is stopped, and how to resume or end it); once the process is
+    gone, the claim is taken at once."""
+    lake = f"ducklake:sqlite:{tmp_path / 'lake.sqlite'}"
+    proc = holder(lake)
+    try:
+        proc.send_signal(signal.SIGSTOP)
+        store = open_store(lake)
+        taker = run_lease.RunLease(store, "r")
+        time.sleep(3)                            # past its claim's life of 2 s
+        other = taker.try_take()
+        assert other is not None and other.stopped and other.pid == proc.pid
+        assert f"kill -CONT {proc.pid}" in other.describe()
+        proc.kill()
+        proc.wait(timeout=30)
+        assert taker.try_take() is None          # gone: taken at once
+        taker.release()
+    finally:
+        proc.kill()
+        close_all()
+
+
+def asked_once(api) -> list[str]:
+    """The prompts the server answered more than once."""
+    seen: dict[str, int] = {}
+    for r in api.requests:
+        seen[r["prompt"]] = seen.get(r["prompt"], 0) + 1
+    return [p[:60] for p, n in seen.items() if n > 1]
+
+
+def run_command(lake: str, data_dir, api, host: str, log) -> subprocess.Popen:
+    args = ["run", "--benchmark", "wemath", "--model", "openai:m", "--run-id", "paused",
+            "--db", lake, "--data-dir", str(data_dir), "--limit", str(LIMIT),
+            "--concurrency", "2", "--json"]
+    return subprocess.Popen([sys.executable, "-c", RUNNER, host, *args], cwd=REPO,
+                            env=cli_env(api), stdout=subprocess.PIPE, stderr=log, text=True)
+
+
+def stop_between_writes(proc: subprocess.Popen, catalog: Path) -> None:
+    """SIGSTOP `proc` at a moment it holds neither the SQLite catalog's write lock nor the
+    lake's writers' queue: stopped in the middle of a catalog write, a process holds the lock
+    every other writer of the lake then waits for (a limit of SQLite catalogs, one machine's,
+    not of claims)."""
+    for _ in range(200):
+        proc.send_signal(signal.SIGSTOP)
+        time.sleep(0.05)
+        free = True
+        with open(f"{catalog}.lock", "a") as f:
+            try:
+                fcntl.flock(f, fcntl.LOCK_EX | fcntl.LOCK_NB)
+                fcntl.flock(f, fcntl.LOCK_UN)
+            except BlockingIOError:
+                free = False
+        if free:
+            try:
+                with sqlite3.connect(catalog, timeout=0.2) as db:
+                    db.execute("BEGIN IMMEDIATE")
+                    db.rollback()
+                return
+            except sqlite3.OperationalError:
+                pass
+        proc.send_signal(signal.SIGCONT)
+        time.sleep(0.03)
+    raise AssertionError("could not stop the command between two writes")
+
+
+def wait_for(check, what: str, limit: float = 120) -> None:
+    deadline = time.monotonic() + limit
+    while not check():
+        assert time.monotonic() < deadline, what
+        time.sleep(0.1)
+
+
+@contextlib.contextmanager
+def a_stopped_command(tmp_path: Path, data_dir, host: str):
+    """A `mathprobe run` on a lake, claiming it as a process of `host` ('-': this machine),
+    stopped between two writes once it has asked 10 items; yields (api, procs, second), where
+    `second()` starts the same command as this machine's. Their stderr goes to first.txt and
+    second.txt; both are ended, and the server stopped, afterwards."""
+    lake = f"ducklake:sqlite:{tmp_path / 'lake.sqlite'}"
+    api = FakeAPI(latency=0.3).start()
+    logs = [(tmp_path / f"{name}.txt").open("w+") for name in ("first", "second")]
+    procs: list[subprocess.Popen] = []
+
+    def second() -> subprocess.Popen:
+        procs.append(run_command(lake, data_dir, api, "-", logs[1]))
+        return procs[1]
+    try:
+        procs.append(run_command(lake, data_dir, api, host, logs[0]))
+        wait_for(lambda: api.served >= 10, "the first command asks")
+        stop_between_writes(procs[0], tmp_path / "lake.sqlite")
+        yield api, procs, second
+    finally:
+        for p in procs:
+            p.send_signal(signal.SIGCONT)
+            p.kill()
+        for log in logs:
+            log.close()
+        api.stop()
+
+
+@pytest.mark.usefixtures("prefect_harness")
+def test_a_paused_then_resumed_holder_pays_nothing_twice(tmp_path, data_dir):
+    """`mathprobe run` on a lake, stopped (SIGSTOP) with requests in flight; a second command
+    on the same run waits for it past its claim's life, asking nothing (it had taken the run
+    over while the first slept, and the first, resumed, went on asking: 52 items paid twice);
+    resumed (SIGCONT), the first renews its claim before it sends anything more and finishes
+    the run, the second then finds nothing left: every item was paid for once."""
+    with a_stopped_command(tmp_path, data_dir, "-") as (api, procs, second):
+        time.sleep(1.0)                              # what it had in flight is answered
+        stopped_at = api.served
+        second()
+        wait_for(lambda: "but is still running" in (tmp_path / "second.txt").read_text(),
+                 "the second command says it waits for the stopped one")
+        time.sleep(2 * TTL)
+        assert api.served == stopped_at and procs[1].poll() is None   # it asked nothing
+        procs[0].send_signal(signal.SIGCONT)
+        outs = [p.communicate(timeout=240)[0] for p in procs]
+    texts = [(tmp_path / f"{name}.txt").read_text() for name in ("first", "second")]
+    for proc, out, text in zip(procs, outs, texts):
+        assert proc.returncode == 0, text[-3000:]
+        assert json.loads(out)["run"]["n_ok"] == len(set(r["prompt"] for r in api.requests))
+    assert asked_once(api) == [] and api.served == json.loads(outs[0])["run"]["n_items"]
+
+
+@pytest.mark.usefixtures("prefect_harness")
+def test_a_holder_of_another_machine_resumed_after_a_takeover_sends_nothing(tmp_path, data_dir):
+    """The holder says it runs on another machine, so its claim dies after its life (3 s here,
+    60 s by default): the second command takes the run over and finishes it, asking again only
+    what the first had in flight, or back but not yet stored, when it stopped; resumed, the first finds its claim gone
+    before it sends anything more, and says so (exit 2). (It had gone on asking: 7 of 60
+    paid twice here.)"""
+    with a_stopped_command(tmp_path, data_dir, "laptop") as (api, procs, second):
+        stopped = time.monotonic()
+        out, _ = second().communicate(timeout=240)
+        took = time.monotonic() - stopped
+        done_at, resumed_at = api.served, time.time()
+        procs[0].send_signal(signal.SIGCONT)
+        procs[0].communicate(timeout=120)
+    texts = [(tmp_path / f"{name}.txt").read_text() for name in ("first", "second")]
+    assert procs[1].returncode == 0, texts[1][-3000:]
+    report = json.loads(out)["run"]
+    assert report["n_ok"] == report["n_items"] and took >= TTL - 1 and done_at >= report["n_items"]
+    # asked twice: only what the first had in flight when it stopped (its window, 2; one
+    # stopped half-written goes out when it resumes) or had back but not yet stored (answers
+    # go to the store every 0.25 s: 2 more at most here), nothing it would have sent after
+    assert api.served - report["n_items"] <= 4 and len(asked_once(api)) <= 4, texts[0][-3000:]
+    assert len([r for r in api.requests if r["at"] >= resumed_at]) <= 2
+    assert procs[0].returncode == 2 and "lost its claim on the run" in texts[0], texts[0][-3000:]

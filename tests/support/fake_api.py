@@ -17,7 +17,15 @@ two requests whose prompt contains that text fail that way; later ones succeed. 
   blank_length  the same, but stopped by the token limit ('length' / 'max_tokens')
   drop     closes the connection without answering
   refuse   a refusal (OpenAI `refusal`, Anthropic stop_reason 'refusal')
-`always={"text": "503"}` fails every request containing the text.
+`always={"text": "503"}` fails every request containing the text. `usage=False` leaves the
+token counts out of every reply (a server that reports no usage).
+
+A model that samples (`sampled={"text": ["B", "C", "D"]}`): a request whose prompt contains the
+text is answered one of those letters, as a model decoding at the request's `temperature`
+(absent: the services' default, 1): at temperature 0 always the first (greedy decoding);
+above 0 one drawn at random, from the request's `seed` where it sends one (the same seed, the
+same answer, as OpenAI and vLLM promise for a seeded request), else from the double's own
+generator (`sample_seed`), so unseeded requests vary from call to call.
 
 Reasoning models, as the services' documentation describes them. A scripted reply (`answers`,
 `reply`) may hold its reasoning as `<think>REASONING</think>ANSWER`; the reply is then cut at
@@ -41,17 +49,22 @@ Batch APIs (OpenAI's Batch API, Anthropic's Message Batches): tests/support/fake
 with scripted delays (`batch_delay_s`), batches held in progress (`batch_hold`) and expiry
 (`batch_expire`); each request of a batch is answered as a direct call, faults included.
 `max_in_flight=K` answers 429 (with `Retry-After: <retry_after>`, at once) to a request that
-arrives while K others are being answered, as a provider's concurrency cap does; `rejected`
-counts them.
+arrives while K others are being answered, as a provider's concurrency cap does;
+`first_429=P` answers the same to a share P of first attempts (a body not seen before, drawn
+with `seed`), whatever is in flight: 429s that are not about capacity; `rejected` counts them.
+`hold(n)` holds every request after the next n until `release()` (or 120 s), as a service that
+stalls: a test can then look at a run half-written for as long as it needs.
 
 Run standalone for benchmarks: python -m tests.support.fake_api --port 0 --latency 0.05
-[--max-in-flight K --retry-after S]
+[--max-in-flight K --retry-after S --first-429 P]
 """
 from __future__ import annotations
 
 import argparse
 import asyncio
+import hashlib
 import json
+import random
 import re
 import threading
 import time
@@ -66,6 +79,8 @@ class FakeAPI(BatchEndpoints):
     latency: float = 0.0
     answer: str = "A"                          # letter answered when no rule matches
     answers: dict[str, str] = field(default_factory=dict)   # prompt text -> letter
+    sampled: dict[str, list[str]] = field(default_factory=dict)   # prompt text -> letters drawn
+    sample_seed: int = 0            # the generator of unseeded draws (see the docstring)
     faults: dict[str, list[str]] = field(default_factory=dict)
     always: dict[str, str] = field(default_factory=dict)
     retry_after: float = 0.05
@@ -73,12 +88,15 @@ class FakeAPI(BatchEndpoints):
     record: bool = True
     reply: Any = None             # optional reply(payload, prompt) -> text (None: the default)
     served_model: str | None = None   # the `model` its replies report (None: the one asked)
+    usage: bool = True            # False: replies carry no token counts (`usage` left out)
     requests: list[dict[str, Any]] = field(default_factory=list)
     served: int = 0
     in_flight: int = 0            # requests being answered now, and the most there ever were
     peak_in_flight: int = 0
     max_in_flight: int | None = None   # more at once are answered 429
     rejected: int = 0
+    first_429: float = 0.0        # this share of first attempts (a body not seen before) is
+    seed: int = 0                 # ... answered 429 at once, drawn with this seed
     port: int = 0
     # reasoning models (see the module's docstring)
     reasoning_models: frozenset[str] = field(default_factory=lambda: OPENAI_REASONING)
@@ -95,12 +113,27 @@ class FakeAPI(BatchEndpoints):
     batches: dict[str, dict] = field(default_factory=dict)
     batch_submissions: list[dict] = field(default_factory=list)   # every accepted batch
     batch_lines: list[dict] = field(default_factory=list)         # every request in one
+    hold_after: int | None = None   # requests arriving after this many wait (see hold())
 
     def __post_init__(self):
         self._lock = threading.RLock()     # (a batch runs its requests under it)
+        self._draws = random.Random(self.sample_seed)
+        self._refusals = random.Random(self.seed)      # first_429's draws
+        self._bodies: set[bytes] = set()
         self._loop: asyncio.AbstractEventLoop | None = None
         self._server: asyncio.base_events.Server | None = None
         self._thread: threading.Thread | None = None
+        self._released = threading.Event()
+
+    def hold(self, n: int) -> None:
+        """Answer the next n requests, then hold every later one until release()."""
+        with self._lock:
+            self._released.clear()
+            self.hold_after = self.served + n
+
+    def release(self) -> None:
+        """Let the requests `hold_after` holds (and every later one) through."""
+        self._released.set()
 
     # -- lifecycle ------------------------------------------------------------------------
     def start(self) -> FakeAPI:
@@ -169,7 +202,13 @@ class FakeAPI(BatchEndpoints):
     async def _respond(self, method: str, path: str, headers: dict, body: bytes,
                        writer: asyncio.StreamWriter) -> bool:
         with self._lock:
-            if self.max_in_flight is not None and self.in_flight >= self.max_in_flight:
+            first = False
+            if self.first_429:
+                key = hashlib.sha256(body).digest()
+                first = key not in self._bodies and self._refusals.random() < self.first_429
+                self._bodies.add(key)
+            if first or (self.max_in_flight is not None and
+                         self.in_flight >= self.max_in_flight):
                 self.rejected += 1
                 self.served += 1
                 over = True
@@ -198,12 +237,17 @@ class FakeAPI(BatchEndpoints):
         fault = self._next_fault(prompt)
         with self._lock:
             self.served += 1
+            arrival = self.served
             if self.record:
                 self.requests.append({"method": method, "path": path, "headers": headers,
                                       "body": payload, "prompt": prompt, "fault": fault,
                                       "at": time.time()})
         if self.latency:
             await asyncio.sleep(self.latency)
+        if self.hold_after is not None and arrival > self.hold_after:
+            held_until = time.monotonic() + 120          # a forgotten release() ends, bounded
+            while not self._released.is_set() and time.monotonic() < held_until:
+                await asyncio.sleep(0.02)
         if fault == "drop":
             writer.transport.abort()
             return False
@@ -232,6 +276,9 @@ class FakeAPI(BatchEndpoints):
             text = (self.reply(payload, prompt) if self.reply is not None else None) or " more text"
             return 200, json.dumps(_text_completion(payload, text)).encode(), None
         letter = next((v for k, v in self.answers.items() if k in prompt), self.answer)
+        choices = next((v for k, v in self.sampled.items() if k in prompt), None)
+        if choices:
+            letter = self._draw(choices, payload)
         text = f"<Thought process>: <<looked at it>> <Answer>: <<{letter}>>"
         if fault == "refuse":
             text = "I can't help with that."
@@ -247,6 +294,8 @@ class FakeAPI(BatchEndpoints):
             msg = self._anthropic_message(payload, fault, text, usage_in)
         else:
             msg = self._openai_completion(payload, fault, text, usage_in)
+        if not self.usage:
+            msg.pop("usage")
         return 200, json.dumps(msg).encode(), None
 
     # -- replies --------------------------------------------------------------------------
@@ -363,6 +412,16 @@ class FakeAPI(BatchEndpoints):
         if fault == "empty":
             msg.pop("content")
         return msg
+
+    def _draw(self, choices: list[str], payload: dict) -> str:
+        """What a sampling model answers: greedy at temperature 0, else a draw (seeded by the
+        request's seed where it sends one)."""
+        if payload.get("temperature", 1) == 0:
+            return choices[0]
+        if "seed" in payload:
+            return random.Random(f"{payload['seed']}:{_prompt_text(payload)}").choice(choices)
+        with self._lock:
+            return self._draws.choice(choices)
 
     def _next_fault(self, prompt: str) -> str | None:
         with self._lock:
@@ -503,9 +562,11 @@ def main() -> None:
     ap.add_argument("--latency", type=float, default=0.05)
     ap.add_argument("--max-in-flight", type=int, default=None)
     ap.add_argument("--retry-after", type=float, default=0.05)
+    ap.add_argument("--first-429", type=float, default=0.0)
     args = ap.parse_args()
     api = FakeAPI(latency=args.latency, record=False, port=args.port,
-                  max_in_flight=args.max_in_flight, retry_after=args.retry_after).start()
+                  max_in_flight=args.max_in_flight, retry_after=args.retry_after,
+                  first_429=args.first_429).start()
     print(api.port, flush=True)
     try:
         threading.Event().wait()

@@ -73,7 +73,7 @@ def _team_env(state: Path, port: int, api: FakeAPI) -> dict[str, str]:
     env = {k: v for k, v in os.environ.items()
            if not k.startswith(("PREFECT_", "MATHPROBE_MAX_CONCURRENCY_", "OPENAI_"))
            and k not in ("MATHPROBE_REPO", "MATHPROBE_DB")}
-    env.update(PORT=str(port), STATE_DIR=str(state), PREFECT_HOME=str(state / "home"),
+    env.update(STATE_DIR=str(state), PREFECT_HOME=str(state / "home"),
                PREFECT_API_URL=f"http://127.0.0.1:{port}/api",
                PREFECT_SERVER_ANALYTICS_ENABLED="false",
                PREFECT_WORKER_QUERY_SECONDS="1", WORKER_LIMIT="2",
@@ -86,9 +86,10 @@ def _team_env(state: Path, port: int, api: FakeAPI) -> dict[str, str]:
 def _start_team() -> tuple[dict[str, str], FakeAPI, Path, subprocess.CompletedProcess]:
     api = FakeAPI(latency=0.05).start()
     state = Path(tempfile.mkdtemp(prefix="mathprobe-team-"))
-    env = _team_env(state, free_port(), api)
-    up = subprocess.run([LOCAL, "up", "--workers", "2"], env=env, capture_output=True,
-                        text=True, timeout=240)
+    port = free_port()
+    env = _team_env(state, port, api)
+    up = subprocess.run([LOCAL, "up", "--port", str(port), "--workers", "2"], env=env,
+                        capture_output=True, text=True, timeout=240)
     return env, api, state, up
 
 

@@ -41,8 +41,9 @@ def run_sweep() -> dict:
               "data_path": data_path, "limit": LIMIT, "concurrency": 8, "poll_s": 1}
     try:
         done = team.run(str(BIN / "prefect"), "deployment", "run", "eval/sweep",
-                        "--params", json.dumps(params), "--watch", "--watch-timeout", "240",
-                        timeout=300)
+                        "--params", json.dumps(params), "--watch", "--watch-timeout", "420",
+                        timeout=480)   # 240 s was too short: a fresh-clone run at load 4-6
+        # answered all 60 requests and finished the sweep 3.7 min after it started running
         return {"done": done, "lake": lake, "served": team.api.served - served_before,
                 "peak": team.api.peak_in_flight}
     finally:

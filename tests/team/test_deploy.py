@@ -132,3 +132,15 @@ def test_a_deployment_run_that_fails_says_why_under_watch(team, tmp_path):
     flow_run, logs = _flow_run_logs(api, "run_id", "all-refused")
     assert flow_run["state"]["type"] == "FAILED"
     assert not [g for g in logs if g["level"] >= 40 and "Traceback" in g["message"]]
+
+
+def test_status_gives_the_port_up_was_given(team):
+    """`local.sh up --port N` (what `mathprobe deploy up --port N` runs, issue 38 item 9): the
+    server is on N, and `status --api-url` gives its API URL for PREFECT_API_URL, so commands
+    (and the README's) name no port."""
+    from tests.team.conftest import LOCAL
+
+    url = team.run(LOCAL, "status", "--api-url", cwd=team.state, timeout=60)
+    assert (url.returncode, url.stdout.strip()) == (0, team.env["PREFECT_API_URL"])
+    status = team.run(LOCAL, "status", cwd=team.state, timeout=60).stdout
+    assert f"API {team.env['PREFECT_API_URL']}" in status, status

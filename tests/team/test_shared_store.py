@@ -75,17 +75,17 @@ def test_four_writers_into_one_lake_store_each_item_exactly_once(team, writers):
 
 def test_report_and_sql_read_while_a_run_writes(team, tmp_path):
     """(b) `report` and `sql` on a SQLite-catalogued lake while a run writes to it.
-    (~15-20 s: a `mathprobe run` process, slowed on purpose (100 ms per answer, 2 in flight,
-    each holding a slot of the team server's global limit: 3 s of asking) so that the reader,
-    polling `report` in this process, catches it half-written.)"""
+    The service stalls after 20 answers (the double's `hold`) until the reader, polling
+    `report` in this process, has seen the run half-written; then the run completes. (A run
+    merely slowed down raced the reader on a busy machine: CI once never caught it mid-way.)"""
     lake = f"ducklake:sqlite:{tmp_path / 'lake.sqlite'}"
-    team.api.latency = 0.1
+    team.api.hold(20)
     try:
         writer = team.popen("run", "--benchmark", "wemath", "--model", "openai:gpt-4o-mini",
                             "--run-id", "live", "--db", lake, "--limit", "60",
                             "--concurrency", "2")
         partial = None
-        deadline = time.monotonic() + 60
+        deadline = time.monotonic() + 90
         while partial is None and time.monotonic() < deadline and writer.poll() is None:
             got = CliRunner().invoke(app, ["report", "--db", lake, "--run-id", "live", "--json"])
             if got.exit_code == 0:
@@ -101,10 +101,12 @@ def test_report_and_sql_read_while_a_run_writes(team, tmp_path):
         assert partial["run"]["status"] == "running"
         counted = CliRunner().invoke(app, ["sql", "--db", lake, "SELECT count(*) FROM responses"])
         assert counted.exit_code == 0, counted.output
+        team.api.release()
         out, errs = writer.communicate(timeout=120)
         assert writer.returncode == 0, errs[-3000:]
     finally:
-        team.api.latency = 0.05
+        team.api.release()
+        team.api.hold_after = None
     close_all()                   # the test's own reader: reopen to see the final state
     final = json.loads(CliRunner().invoke(app, ["report", "--db", lake, "--run-id", "live",
                                                 "--json"]).stdout)

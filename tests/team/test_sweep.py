@@ -60,7 +60,9 @@ def test_the_provider_limit_holds_across_workers(team, sweep):
     more than the limit's 2 requests at the server."""
     assert sweep["done"].returncode == 0
     assert sweep["served"] >= 2 * (LIMIT - 3)          # both OpenAI cells asked their items
-    assert sweep["peak"] == 2, sweep["peak"]
+    # at most the limit; how close the two cells came to it at once is the machine's timing
+    # (a loaded CI machine once saw 1)
+    assert 0 < sweep["peak"] <= 2, sweep["peak"]
 
 
 def test_the_sweep_publishes_each_cells_figures(team, sweep):

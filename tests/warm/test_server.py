@@ -7,7 +7,6 @@ tests start: starting one is what is under test); everything else uses the sessi
 """
 from __future__ import annotations
 
-import contextlib
 import json
 import os
 import re
@@ -15,7 +14,6 @@ import shutil
 import signal
 import subprocess
 import sys
-import tempfile
 import time
 from pathlib import Path
 
@@ -25,24 +23,15 @@ import pytest
 
 from mathprobe.ports import free_port
 from tests.conftest import REPO
-from tests.support import early
+from tests.support import early, servers
 from tests.support.cli import cli_env, error_lines, mathprobe
-
-
-def plain_env(tmp_path, **extra: str) -> dict[str, str]:
-    """The user's environment with no Prefect server configured, state and home under tmp."""
-    env = {k: v for k, v in os.environ.items() if k != "PREFECT_API_URL"}
-    env.update(MATHPROBE_STATE_DIR=str(tmp_path / "state"), PREFECT_HOME=str(tmp_path / "home"),
-               PREFECT_SERVER_ANALYTICS_ENABLED="false", PYTHONUNBUFFERED="1", COLUMNS="200",
-               **extra)
-    return env
 
 
 def start_server() -> tuple[dict[str, str], subprocess.CompletedProcess]:
     """`mathprobe server start` with a state folder and Prefect home of its own under /tmp, on
     a free port: the default one (4200) is the README's, whose commands tests/test_readme.py
     runs at the same time in another worker (two servers on one port: one fails to start)."""
-    env = plain_env(Path(tempfile.mkdtemp(prefix="mathprobe-server-")))
+    env = servers.own_state()
     return env, mathprobe("server", "start", "--port", str(free_port()), env=env, timeout=120)
 
 
@@ -197,6 +186,66 @@ def answered(db: Path) -> tuple[int, int]:
                        "WHERE run_id = 'ctrl-c' AND status = 'ok'").fetchone()
 
 
+def test_a_killed_warm_command_stops_its_copy_and_errors_name_the_users_command(
+        started, tmp_path, data_dir):
+    """Issue 33 item 8. While a run handed to the warm runner writes a store, another command on
+    that store is told which command holds it: the one the user ran (its command line and pid),
+    not the runner's copy (whose pid the user never saw). kill -9 of the user's command stops
+    the copy promptly (as Ctrl-C: its answers kept, the run `interrupted`), and the same command
+    run again at once resumes: it waits for the stopping copy instead of failing on its lock."""
+    from tests.support.fake_api import FakeAPI
+
+    env, _ = started
+    api = FakeAPI(latency=0.3).start()
+    user = dict(env, OPENAI_BASE_URL=api.openai_url, OPENAI_API_KEY="sk-test-named")
+    db = tmp_path / "named.duckdb"
+    args = [sys.executable, "-m", "mathprobe", "run", "--benchmark", "wemath", "--model",
+            "openai:gpt-4o-mini", "--run-id", "named", "--db", str(db), "--data-dir",
+            str(data_dir), "--limit", "40", "--concurrency", "1"]
+
+    def start_asking(at_least: int) -> subprocess.Popen:
+        proc = subprocess.Popen(args, cwd=tmp_path, env=user, stdout=subprocess.DEVNULL,
+                                stderr=subprocess.PIPE, text=True)
+        deadline = time.monotonic() + 120
+        while api.served < at_least:
+            assert proc.poll() is None and time.monotonic() < deadline, proc.stderr.read()
+            time.sleep(0.05)
+        return proc
+
+    try:
+        pid, served = warm_status(env)
+        first = start_asking(4)
+        assert warm_status(env)[1] == served + 1                # handed to the runner
+        busy = mathprobe("sql", "SELECT 1", "--db", str(db), env=user)
+        lines = error_lines(busy.stderr)
+        assert len(lines) == 1, (busy.returncode, busy.stdout[-2000:], busy.stderr[-3000:],
+                                 api.served)
+        (line,) = lines
+        assert line.startswith(f"error: {db} is open for writing in another process: `mathprobe "
+                               "run --benchmark wemath --model openai:gpt-4o-mini --run-id "
+                               f"named --db {db} "), line
+        assert f"(PID {first.pid}; the warm runner runs it as PID " in line, line
+        copy = int(re.search(r"the warm runner runs it as PID (\d+)", line)[1])
+        assert copy != first.pid
+        first.kill()
+        first.wait(timeout=30)
+        assert _gone(copy, timeout=15), "the copy of the killed command went on"
+        with duckdb.connect(str(db), read_only=True) as con:
+            status, kept = con.sql("SELECT status, (SELECT count(*) FROM responses WHERE "
+                                   "status = 'ok') FROM runs WHERE run_id = 'named'").fetchone()
+        assert status == "interrupted" and 4 <= kept < 40
+        second = start_asking(api.served + 2)
+        second.kill()                                           # and at once, the same again
+        again = subprocess.run(args, cwd=tmp_path, env=user, capture_output=True, text=True,
+                               timeout=180)
+        assert again.returncode == 0, again.stderr[-3000:]
+    finally:
+        api.stop()
+    with duckdb.connect(str(db), read_only=True) as con:
+        assert con.sql("SELECT count(*), count(DISTINCT item_id) FROM responses WHERE run_id = "
+                       "'named' AND status = 'ok'").fetchone() == (40, 40)
+
+
 def test_changed_code_or_other_prefect_settings_run_in_their_own_process(started, tmp_path):
     """The runner serves only commands that would import what it imported; others run in a
     process of their own, and an edit of mathprobe's code brings up a fresh runner."""
@@ -220,17 +269,7 @@ def test_changed_code_or_other_prefect_settings_run_in_their_own_process(started
     assert _gone(pid)                                     # the old one left once idle
 
 
-def _gone(pid: int, timeout: float = 15.0) -> bool:
-    """Whether `pid` ends (or is a zombie: not ours to reap) within `timeout` seconds."""
-    deadline = time.monotonic() + timeout
-    while time.monotonic() < deadline:
-        try:
-            if "\nState:\tZ" in Path(f"/proc/{pid}/status").read_text():
-                return True
-        except OSError:
-            return True
-        time.sleep(0.1)
-    return False
+_gone = servers.gone
 
 
 def test_stop_then_status_says_none(started):
@@ -242,7 +281,7 @@ def test_stop_then_status_says_none(started):
     with pytest.raises(httpx.HTTPError):
         httpx.get(f"{url}/health", timeout=2)
     status = mathprobe("server", "status", env=env)
-    assert "No Prefect server: each run starts a temporary one" in status.stdout
+    assert "No Prefect server: the next run starts one" in status.stdout
     assert "No mathprobe Prefect server was running." in mathprobe("server", "stop",
                                                                    env=env).stdout
     assert runner is not None and _gone(runner)              # the warm runner stopped with it
@@ -253,7 +292,7 @@ def test_a_stale_record_is_said_so_and_a_reused_pid_is_never_signalled(tmp_path)
     status says so, stop removes the record and signals nothing, start would replace it."""
     bystander = subprocess.Popen([sys.executable, "-c", "import time; time.sleep(60)"])
     try:
-        env = plain_env(tmp_path)
+        env = servers.own_state(tmp_path)
         record = tmp_path / "state" / "server" / "server.json"
         record.parent.mkdir(parents=True)
         for pid in (bystander.pid, _gone_pid()):
@@ -265,7 +304,7 @@ def test_a_stale_record_is_said_so_and_a_reused_pid_is_never_signalled(tmp_path)
             assert status.returncode == 0, status.stderr
             assert (f"Stale record: the Prefect server recorded in {record} (pid {pid}, "
                     f"port {port}) is no longer running") in text, text
-            assert "No Prefect server: each run starts a temporary one" in text
+            assert "No Prefect server: the next run starts one" in text
             stop = mathprobe("server", "stop", env=env)
             assert f"Nothing to stop: the Prefect server recorded in {record} (pid {pid}" \
                 in " ".join(stop.stdout.split()), stop.stdout
@@ -350,7 +389,7 @@ def test_start_on_a_port_another_program_takes_fails_in_one_line(tmp_path):
     holders: list = []
     taker = threading.Thread(target=take_when_started, daemon=True)
     taker.start()
-    env = plain_env(tmp_path)
+    env = servers.own_state(tmp_path)
     try:
         done = mathprobe("server", "start", "--port", str(port), env=env, timeout=120)
     finally:
@@ -365,45 +404,3 @@ def test_start_on_a_port_another_program_takes_fails_in_one_line(tmp_path):
     assert "the Prefect server exited at start" in lines[0]
     assert not (tmp_path / "state" / "server" / "server.json").exists()
     assert mathprobe("server", "status", env=env).stdout.startswith("No Prefect server")
-
-
-def test_kill_9_of_a_run_with_a_temporary_server_leaves_no_server(tmp_path, data_dir):
-    """A run with no Prefect server starts Prefect's temporary one; killed -9, the command can
-    run no code of its own, and the server (about 200 MB) went on listening. It now goes with
-    the command."""
-    from tests.support.fake_api import FakeAPI
-
-    api = FakeAPI(latency=0.3).start()
-    env = plain_env(tmp_path, OPENAI_BASE_URL=api.openai_url, OPENAI_API_KEY="sk-test-kill")
-    proc = subprocess.Popen([sys.executable, "-m", "mathprobe", "run", "--benchmark", "wemath",
-                             "--model", "openai:m", "--run-id", "k", "--db",
-                             str(tmp_path / "k.duckdb"), "--data-dir", str(data_dir),
-                             "--limit", "60", "--concurrency", "1"], cwd=tmp_path, env=env,
-                            stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
-    servers: list[int] = []
-    try:
-        deadline = time.monotonic() + 180
-        while api.served < 2:
-            assert proc.poll() is None and time.monotonic() < deadline, proc.stderr.read()
-            time.sleep(0.05)
-        servers = [int(p.parent.name) for p in Path("/proc").glob("[0-9]*/cmdline")
-                   if _is_temporary_server_of(p, proc.pid)]
-        assert len(servers) == 1, "no temporary server found"
-        proc.kill()
-        proc.wait(timeout=30)
-        assert _gone(servers[0], timeout=20), "the temporary server outlived its command"
-    finally:
-        api.stop()
-        proc.kill()
-        for pid in servers:
-            with contextlib.suppress(ProcessLookupError):
-                os.kill(pid, signal.SIGKILL)
-
-
-def _is_temporary_server_of(cmdline: Path, parent: int) -> bool:
-    try:
-        args = cmdline.read_bytes().split(b"\0")
-        ppid = int((cmdline.parent / "stat").read_text().rsplit(")", 1)[1].split()[1])
-    except (OSError, ValueError, IndexError):
-        return False
-    return ppid == parent and b"prefect.server.api.server:create_app" in args

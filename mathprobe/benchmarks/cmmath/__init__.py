@@ -122,7 +122,7 @@ class CmmathJudge(Judge):
         return rows
 
 
-class Cmmath(Benchmark):
+class Cmmath(Benchmark[Dataset]):
     name = NAME
     title = "CMMaTH"
     settings = SETTINGS

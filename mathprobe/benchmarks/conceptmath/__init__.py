@@ -35,7 +35,7 @@ from mathprobe.contract import Benchmark
 DEFAULT_PARAMS = {"temperature": 0.0, "max_tokens": 1024}        # paper: greedy decoding
 
 
-class ConceptMath(Benchmark):
+class ConceptMath(Benchmark[Dataset]):
     name = NAME
     title = "ConceptMath"
     settings = SETTINGS

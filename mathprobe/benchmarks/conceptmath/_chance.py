@@ -46,7 +46,7 @@ def _value(text: str) -> Fraction | float | None:
 
 def _close_guesses(value: Fraction | float) -> set[int]:
     """The whole numbers 0..100 the grader calls close to `value` (its signed tolerance)."""
-    delta = abs(value) / 20 if value < 20 else 1
+    delta = (value if value >= 0 else -value) / 20 if value < 20 else 1
     low, high = max(0, math.ceil(value - delta)), min(100, math.floor(value + delta))
     return set(range(low, high + 1))
 

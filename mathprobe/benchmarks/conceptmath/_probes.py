@@ -30,7 +30,7 @@ from mathprobe.backends import registry as backends
 from mathprobe.benchmarks.conceptmath.data.dataset import language
 from mathprobe.contract import Dataset, Probe
 from mathprobe.errors import MathprobeError
-from mathprobe.items import Completion, Item, Request
+from mathprobe.items import Completion, Item, Request, given
 
 SETTINGS = {"rouge": "contamination-rouge", "mink": "contamination-mink", "classify": "classify"}
 CONTINUATION_PARAMS = {"temperature": 0.0, "max_tokens": 256}
@@ -61,7 +61,7 @@ def halves(item: Item) -> tuple[str, str]:
     for Chinese, otherwise by words, at the start of the middle word (the first half gets the
     fewer words when their number is odd; the whitespace at the cut goes with neither)."""
     text = item.question.strip()
-    if language(item.group_id) == "zh":
+    if language(given(item.group_id, "group_id")) == "zh":
         mid = len(text) // 2
         return text[:mid], text[mid:]
     words = list(re.finditer(r"\S+", text))
@@ -252,6 +252,7 @@ class RougeProbe(Probe):
     first half, given as is; Rouge-L F of the continuation against the true second half."""
     name, family, setting = "rouge", "contamination", SETTINGS["rouge"]
     view, score_name = "contamination_rouge", "rouge_l"
+    extra = "rouge"                      # rouge-score (and nltk): `pip install mathprobe[rouge]`
 
     def params(self, backend_kind: str) -> dict[str, Any]:
         return {**CONTINUATION_PARAMS, **ROUGE_PROTOCOL}
@@ -263,7 +264,7 @@ class RougeProbe(Probe):
         return Continuation(backend)
 
     def score(self, item, text, dataset) -> tuple[float, str | None]:
-        return rouge_l(halves(item)[1], text, language(item.group_id)), None
+        return rouge_l(halves(item)[1], text, language(given(item.group_id, "group_id"))), None
 
 
 class MinKProbe(Probe):

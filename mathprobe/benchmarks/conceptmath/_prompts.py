@@ -13,7 +13,7 @@ from __future__ import annotations
 
 from mathprobe.benchmarks.conceptmath.data.dataset import FEWSHOT_FILE, language
 from mathprobe.errors import DataError
-from mathprobe.items import Chat, Item
+from mathprobe.items import Chat, Item, given
 
 SETTINGS = ("zs", "zs-cot", "fs")     # zero-shot, zero-shot chain-of-thought, 5-shot
 DEFAULT_SETTING = "zs"
@@ -29,7 +29,7 @@ def build_prompt(item: Item, setting: str = DEFAULT_SETTING,
     if setting == "zs":
         return question
     if setting == "zs-cot":
-        return f"{question}\n{COT_INSTRUCTION[language(item.group_id)]}"
+        return f"{question}\n{COT_INSTRUCTION[language(given(item.group_id, 'group_id'))]}"
     if setting == "fs":
         exemplars = exemplars if exemplars is not None else item.exemplars
         if not exemplars:

@@ -142,9 +142,9 @@ class ConceptMathComparison(Comparison):
                 continue
             # headed by system, each row its concept path (the label without its [system])
             series = tuple((s.key.split(":", 2)[2], s.key) for s in found)
-            systems = [s.key.split(":")[1] for s in found]
-            groups = tuple((SYSTEMS.get(sy, sy), systems.count(sy))
-                           for sy in dict.fromkeys(systems))
+            row_systems = [s.key.split(":")[1] for s in found]
+            groups = tuple((SYSTEMS.get(sy, sy), row_systems.count(sy))
+                           for sy in dict.fromkeys(row_systems))
             marks: dict[str, set[str]] = {}
             for run_id, lv, system, concept in marked:
                 if lv == level:
@@ -183,10 +183,15 @@ class ConceptMathComparison(Comparison):
                        + f"; they disagree on {official_only} (official only right) + "
                          f"{strict_only} (strict only right) problems (view "
                          "conceptmath_grader_disagreement)")
-        (n_cells,), = store.query("SELECT count(*) FROM conceptmath_table2(?, ?)", [rid, grader])
+        # the run's own cells: its report is its figures alone (the model's other settings
+        # are its other runs, side by side in `compare`)
+        (n_cells,), = store.query("SELECT count(*) FROM conceptmath_accuracy WHERE run_id = ? "
+                                  "AND grader = ?", [rid, grader])
         if n_cells < len(SYSTEMS) * len(SETTINGS):
-            out.append(f"Table 2's Avg. is over the {n_cells} cell(s) present (the paper's is "
-                       f"over all {len(SYSTEMS) * len(SETTINGS)}: 4 systems x 3 settings)")
+            out.append(f"Table 2's Avg. is over the {n_cells} cell(s) of this run, its setting "
+                       f"{SETTINGS.get(run['setting'], run['setting'])} (the paper's is over all "
+                       f"{len(SYSTEMS) * len(SETTINGS)}: 4 systems x 3 settings; compare the "
+                       "model's runs to see its other settings)")
         low: dict[str, list[str]] = {}
         for system, concept, n, acc in store.query(
                 "SELECT system, concept, n, accuracy FROM conceptmath_unmastered WHERE run_id = ? "

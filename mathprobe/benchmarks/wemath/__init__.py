@@ -33,7 +33,7 @@ from mathprobe.benchmarks.wemath.data.official_results import read_official_resu
 from mathprobe.benchmarks.wemath.data.vlmevalkit_results import read_vlmevalkit, write_score_csv
 from mathprobe.benchmarks.wemath.error_types import TAXONOMY as ERROR_TAXONOMY
 from mathprobe.benchmarks.wemath.figures import WeMathComparison
-from mathprobe.benchmarks.wemath.grading import GRADERS, extract_official, grade
+from mathprobe.benchmarks.wemath.grading import GRADERS, answer_outside, extract_official, grade
 from mathprobe.benchmarks.wemath.grading.judge import WemathJudge
 from mathprobe.contract import Benchmark
 from mathprobe.items import Item
@@ -41,7 +41,7 @@ from mathprobe.items import Item
 DEFAULT_PARAMS = {"temperature": 0.0, "max_tokens": 1024}   # paper: greedy, 1024 new tokens
 
 
-class WeMath(Benchmark):
+class WeMath(Benchmark[Dataset]):
     name = NAME
     title = "WE-MATH"
     settings = SETTINGS
@@ -65,6 +65,7 @@ class WeMath(Benchmark):
     prompt = staticmethod(build_prompt)
     grade = staticmethod(grade)
     read_official_results = staticmethod(read_official_results)
+    answer_outside = staticmethod(answer_outside)
     chance_answer = staticmethod(chance_answer)
     chance_level = staticmethod(chance_level)
 

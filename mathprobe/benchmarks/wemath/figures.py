@@ -8,9 +8,18 @@ whole problems."""
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
+from dataclasses import replace
 from typing import Any
 
-from mathprobe.figures import Comparison, Plot, Section, Stat, Table
+from mathprobe.figures import (
+    Comparison,
+    Plot,
+    Section,
+    Stat,
+    Table,
+    sample_count,
+    sampled_tables,
+)
 from mathprobe.reports.format import pct
 from mathprobe.store import Store
 
@@ -52,10 +61,47 @@ def leaves(store: Store) -> dict[str, list[str]]:
     return out
 
 
+def on_answers(stat: Stat, answers: str, label: str) -> Stat:
+    """`stat` of Table 2 computed on other answers (sql/wemath/units/
+    wemath_sampled_figure_units.sql: 'maj' the majority answers, 's<k>' sample k's)."""
+    return replace(stat, key=f"{answers}:{stat.key}",
+                   label=f"{stat.label} {label}" if label else stat.label,
+                   cells=tuple(f"{answers}:{c}" for c in stat.cells))
+
+
+def sampled_four_d(rule: str, k_max: int) -> list[Table]:
+    """Table 2 of a run asked --samples K: on the majority answers and averaged over the
+    samples (the terminal), and of each sample (JSON, CSV, HTML). The paper's Table 2 above
+    them is sample 0's."""
+    stats = four_d(rule)
+    mean = tuple(replace(s, key=f"mean:{s.key}", how="macro", counted=False,
+                         cells=tuple(f"s{k}:{c}" for k in range(k_max) for c in s.cells))
+                 for s in stats)
+    return [
+        Table(f"table2.{rule}.majority", f"WE-MATH Table 2, {rule} rule, on the majority "
+              "answers (each question's majority over its samples)",
+              tuple(on_answers(s, "maj", "") for s in stats), layout="wide",
+              note="a problem counts where every question has a majority answer; rate (count)"),
+        Table(f"table2.{rule}.mean", f"WE-MATH Table 2, {rule} rule, the mean over "
+              f"{k_max} samples (each sample's Table 2, averaged)", mean, layout="wide"),
+        Table(f"table2.{rule}.samples", f"WE-MATH Table 2, {rule} rule, of each sample",
+              tuple(on_answers(s, f"s{k}", f"(sample {k})") for k in range(k_max)
+                    for s in stats), detail=True),
+    ]
+
+
 class WeMathComparison(Comparison):
     units = "wemath_figure_units"
+    sampled_units = "wemath_sampled_figure_units"     # problems resampled, as in `units`
     headline = ("score.strict", "Score (strict)")
     weakest = ("concepts",)
+
+    def sampled_tables(self, store: Store, cells: set[str]) -> list[Table]:
+        """The core's sampled figures (the item's samples resampled with its problem), then
+        Table 2 per sample and on the majority answers (docs/sampling.md)."""
+        k_max = sample_count(cells)
+        return sampled_tables(cells) + [t for rule in RULES
+                                        for t in sampled_four_d(rule, k_max)] if k_max > 1 else []
 
     def tables(self, store: Store, cells: set[str]) -> list[Table]:
         by_cat = leaves(store)

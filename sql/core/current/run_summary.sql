@@ -1,4 +1,5 @@
--- What a run holds: how many items answered, failed, cut, missing, and what it cost.
+-- What a run holds: how many items answered, failed, cut, missing, and what it cost. An item
+-- asked --samples K times counts its first sample here (sample_summary counts them all).
 CREATE OR REPLACE VIEW run_summary AS
 SELECT r.run_id, r.benchmark, r.model, r.backend, r.setting, r.status, r.n_items,
        count(c.item_id)                                   AS n_responses,
@@ -13,11 +14,12 @@ SELECT r.run_id, r.benchmark, r.model, r.backend, r.setting, r.status, r.n_items
        coalesce(sum(c.output_tokens), 0)                  AS output_tokens,
        sum(c.reasoning_tokens)                            AS reasoning_tokens,
        r.cost_usd,
-       r.started_at, r.finished_at
+       r.started_at, r.finished_at,
+       coalesce(r.samples, 1)                             AS samples
 FROM runs r
 LEFT JOIN current_responses c ON c.run_id = r.run_id
 GROUP BY r.run_id, r.benchmark, r.model, r.backend, r.setting, r.status, r.n_items, r.cost_usd,
-         r.started_at, r.finished_at;
+         r.started_at, r.finished_at, r.samples;
 
 COMMENT ON VIEW run_summary IS $$What each run holds: responses by status (answered, failed, cut at the token cap), tokens and cost.$$;
 COMMENT ON COLUMN run_summary.benchmark IS $$The benchmark.$$;
@@ -40,3 +42,4 @@ COMMENT ON COLUMN run_summary.output_tokens IS $$Completion tokens of the respon
 COMMENT ON COLUMN run_summary.cost_usd IS $$The run's cost in USD.$$;
 COMMENT ON COLUMN run_summary.started_at IS $$When it started (UTC).$$;
 COMMENT ON COLUMN run_summary.finished_at IS $$When it finished (UTC).$$;
+COMMENT ON COLUMN run_summary.samples IS $$Answers asked of each item (--samples K; runs.samples); the counts above are of the first sample, sample_summary has every sample's.$$;

@@ -25,6 +25,12 @@ ALTER TABLE responses ADD COLUMN IF NOT EXISTS served_model VARCHAR;
 ALTER TABLE responses ADD COLUMN IF NOT EXISTS reasoning VARCHAR;
 ALTER TABLE responses ADD COLUMN IF NOT EXISTS reasoning_tokens BIGINT;
 
+-- Which of the item's repeated samples the response answers (--samples K: 0 .. K-1); 0 for a
+-- run of one sample, and for every response stored before samples existed. The response that
+-- counts is chosen per (run, item, sample) (current_sample_response_ids); the paper's figures
+-- read sample 0 (current_response_ids).
+ALTER TABLE responses ADD COLUMN IF NOT EXISTS sample INTEGER DEFAULT 0;
+
 COMMENT ON TABLE responses IS $$Every answer a model gave, append-only: one row per attempt that reached the store (failures included).$$;
 COMMENT ON COLUMN responses.response_id IS $$The response's id (increasing).$$;
 COMMENT ON COLUMN responses.item_id IS $$The item answered (items.item_id).$$;
@@ -41,3 +47,4 @@ COMMENT ON COLUMN responses.created_at IS $$When the row was written (UTC).$$;
 COMMENT ON COLUMN responses.served_model IS $$The model the server reported for this response (an OpenAI or Anthropic response's model field, e.g. the dated snapshot behind an alias); NULL where the API gives none or for responses stored before it was recorded.$$;
 COMMENT ON COLUMN responses.reasoning IS $$A reasoning model's reasoning, stored apart from its answer (response): OpenAI-compatible servers' reasoning_content, a leading <think>...</think> block, or Anthropic's thinking blocks; never graded. NULL where the reply showed none (OpenAI's o-series and gpt-5 keep theirs hidden: see reasoning_tokens).$$;
 COMMENT ON COLUMN responses.reasoning_tokens IS $$Tokens the model spent reasoning, as the API reports them (OpenAI usage.completion_tokens_details.reasoning_tokens; Anthropic usage.output_tokens_details.thinking_tokens where given); they are part of output_tokens and priced as output. NULL where the API does not say (vLLM, SGLang, Anthropic without the breakdown).$$;
+COMMENT ON COLUMN responses.sample IS $$Which of the item's repeated samples this answers (--samples K: 0 .. K-1; part of the request's content hash from 1 on, and sent as the request's seed where the backend takes one); 0 for a run of one sample. The paper's figures read sample 0; the sampled figures (pass@k, maj@k, sampled_figure_units) every sample.$$;

@@ -17,26 +17,10 @@
 -- (sql/core/current/responses_of.sql: `runs` names run_data or live_run_spans; a run whose span
 -- is empty there is stored, not live).
 CREATE OR REPLACE MACRO wemath_figure_units_of(runs) AS TABLE
-WITH problems AS (
-    SELECT run_id, grader, problem_id, rule,
-           (dimension = 'IK')::DOUBLE                  AS ik,
-           (dimension = 'IG')::DOUBLE                  AS ig,
-           (dimension = 'CM')::DOUBLE                  AS cm,
-           (dimension = 'RM')::DOUBLE                  AS rm,
-           -- RM + CM = the problems whose composite question is right, under both rules
-           (dimension IN ('CM', 'RM'))::DOUBLE         AS multi
-    FROM wemath_problem_dimensions_of(runs)
-), problem_cells AS (     -- ik and ig are the same under both rules: the strict row's
+WITH problem_cells AS (   -- each problem's cells under each rule (wemath_problem_cells)
     SELECT run_id, grader, problem_id AS unit, problem_id AS item,
-           unnest(CASE WHEN rule = 'strict'
-                       THEN [{'cell': 'ik', 'num': ik, 'den': 1.0::DOUBLE},
-                             {'cell': 'ig', 'num': ig, 'den': 1.0::DOUBLE}] ELSE [] END
-                  || [{'cell': 'cm.' || rule,      'num': cm,            'den': 1.0::DOUBLE},
-                      {'cell': 'rm.' || rule,      'num': rm,            'den': 1.0::DOUBLE},
-                      {'cell': 'rm_rate.' || rule, 'num': rm,            'den': multi},
-                      {'cell': 'score.' || rule,   'num': 0.5 * ig + cm, 'den': 1.0::DOUBLE}],
-                  recursive := true)
-    FROM problems
+           unnest(wemath_problem_cells(dimension, rule), recursive := true)
+    FROM wemath_problem_dimensions_of(runs)
 ), question_cells AS (
     SELECT run_id, grader, problem_id AS unit, item_id AS item,
            CASE WHEN NOT is_composite THEN 's1' ELSE 's' || steps END AS cell,

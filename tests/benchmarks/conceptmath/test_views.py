@@ -10,7 +10,7 @@ import pytest
 from mathprobe import reports, runs
 from mathprobe.benchmarks import conceptmath
 from mathprobe.items import Completion
-from mathprobe.reports import terminal
+from mathprobe.reports import compare, terminal
 from mathprobe.store import RunSpec, Store
 from tests.support.report import figure, figures
 
@@ -246,17 +246,22 @@ def test_table2_row_and_report(tmp_path, db):
     assert rid == "zs-old"
 
     report = reports.build(store, "fs", "official")
-    # Table 2's row of model m: its latest zs run and the fs run asked for, and their average
+    # Table 2's row in the report of run fs: that run's cells alone (the model's zs run is
+    # another run: compare puts them side by side), and their average
     t2 = figures(report, "table2")
     systems = ["element_en", "middle_en", "element_zh", "middle_zh"]
-    assert list(t2) == [f"system:{s}@{st}" for st in ("zs", "fs") for s in systems] + ["average"]
-    assert {f["setting"]: f["run_id"] for f in t2.values() if "setting" in f} == \
-        {"zs": "zs-new", "fs": "fs"}
-    assert [t2[f"system:{s}@zs"]["value"] for s in systems] == [0.5, 1.0, 1.0, 0.0]
-    assert t2["average"]["value"] == pytest.approx((0.5 + 1 + 1 + 0 + 4) / 8)
+    assert list(t2) == [f"system:{s}@fs" for s in systems] + ["average"]
+    assert {f["setting"]: f["run_id"] for f in t2.values() if "setting" in f} == {"fs": "fs"}
+    assert t2["average"]["value"] == pytest.approx(1.0)
     assert report["grader"] == "official"
     assert report["notes"][0].startswith("grader official: the authors' grader")
-    assert "Table 2's Avg. is over the 8 cell(s) present" in " ".join(report["notes"])
+    assert "Table 2's Avg. is over the 4 cell(s) of this run, its setting FS" in \
+        " ".join(report["notes"])
+    # the model's row across settings is what comparing its runs shows
+    (b,) = compare.compare(store, ["zs-new", "fs"]).benchmarks
+    (row,) = b.model_rows["table2"]
+    assert row.runs == {"zs": "zs-new", "fs": "fs"}
+    assert row.average.value == pytest.approx((0.5 + 1 + 1 + 0 + 4) / 8)
     acc = figures(report, "accuracy")
     assert acc["all"]["value"] == 1.0 and acc["all"]["n"] == 4
     # one leaf per system, each of 1 or 2 problems: none has the 5 an unmastered one needs

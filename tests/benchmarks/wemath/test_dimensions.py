@@ -1,7 +1,9 @@
 """WE-MATH's four dimensions (IK, IG, CM, RM, paper Sec. 3.2) are defined in one place, the
-view wemath_problem_dimensions: the paper's Table 2 (wemath_four_dimensional), compare's
-problem cells (wemath_figure_units) and the KCA transitions all count its rows, so no two of
-them can classify a problem differently."""
+macro wemath_dimension, which the view wemath_problem_dimensions calls: the paper's Table 2
+(wemath_four_dimensional), compare's problem cells (wemath_figure_units) and the KCA
+transitions all count its rows, so no two of them can classify a problem differently; the
+sampled figures (each sample, the majority answers: wemath_sample_dimensions) call the same
+macro."""
 from __future__ import annotations
 
 import json
@@ -25,15 +27,21 @@ PROBLEMS = {
 }
 
 
-def test_only_the_dimensions_view_reads_a_problems_one_step_results():
-    """The rules (all / any one-step question right, with the composite) are written once: no
-    other WE-MATH file reads all_subs or any_subs, the problem's one-step results."""
-    readers = set()
+def test_only_the_dimension_macro_decides_a_dimension():
+    """The rules (all / any one-step question right, with the composite) are written once, in
+    wemath_dimension: no other WE-MATH file decides a dimension (a CASE branch giving IK, IG,
+    CM or RM), and the views that classify problems (the answers that count; each sample and
+    the majority answers) call it."""
+    deciders, callers = set(), set()
     for f in (SQL_DIR / "wemath").rglob("*.sql"):
-        body = re.sub(r"\bAS\s+(all_subs|any_subs)\b", "", code(f.read_text()))
-        if re.search(r"\b(all_subs|any_subs)\b", body):
-            readers.add(f.name)
-    assert readers == {"wemath_problem_dimensions.sql"}
+        body = code(f.read_text())
+        if re.search(r"\b(THEN|ELSE)\s+'(IK|IG|CM|RM)'", body):
+            deciders.add(f.name)
+        if re.search(r"\bwemath_dimension\s*\(", body):
+            callers.add(f.name)
+    assert deciders == {"wemath_dimension.sql"}
+    assert callers == {"wemath_dimension.sql", "wemath_problem_dimensions.sql",
+                       "wemath_sample_dimensions.sql"}
 
 
 def test_every_figure_of_problems_counts_the_same_dimensions(tmp_path):

@@ -4,7 +4,6 @@ over."""
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from functools import lru_cache
 from pathlib import Path
 from typing import Any
 
@@ -15,9 +14,10 @@ from mathprobe.benchmarks.cmmath.data.knowledge_points import (
     official_point,
 )
 from mathprobe.benchmarks.cmmath.data.options import gold_letters, option_letters
+from mathprobe.data_cache import per_data_folder
 from mathprobe.errors import DataError
 from mathprobe.files import read_json
-from mathprobe.items import Item
+from mathprobe.items import Item, given
 
 NAME = "cmmath"
 
@@ -48,7 +48,7 @@ class CmmathItem(Item):
 
 @dataclass(frozen=True)
 class Dataset(contract.Dataset):
-    points: tuple[tuple[str, str, str, str], ...] = ()   # (item_id, point, path, source)
+    points: tuple[tuple[str, str, str, str | None], ...] = ()   # (item_id, point, path, source)
     data_dir: str = ""
 
 
@@ -117,7 +117,7 @@ def parse_record(row: Any, *, path: Path, n: int, data_dir: Path) -> tuple[Cmmat
     return item, [(leaf, p, source) for leaf, p in points]
 
 
-@lru_cache(maxsize=4)
+@per_data_folder(NAME)
 def load(data_dir: str | Path) -> Dataset:
     data_dir = Path(data_dir)
     path = data_dir / NAME / "cmmath.json"
@@ -147,7 +147,7 @@ STRATA = ("grade group", "visual subject")
 
 def strata(item: Item) -> tuple[str, ...]:
     """A question's stratum: its grade group and its visual subject."""
-    return (item.group_id, item.payload["metadata"]["multimodal-category"])
+    return (given(item.group_id, "group_id"), item.payload["metadata"]["multimodal-category"])
 
 
 def reference_tables(dataset: Dataset, items_table: str = "cmmath_items",

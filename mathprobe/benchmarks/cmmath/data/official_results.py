@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import re
 import unicodedata
+from collections.abc import Sequence
 from pathlib import Path
 
 from mathprobe.benchmarks.cmmath.data.dataset import Dataset, parse_record, reference_tables
@@ -118,7 +119,7 @@ def _item_of(row: dict, n: int, pid: str, known: dict[str, Item], path: Path,
     return item, ""
 
 
-def imported_tables(items: list[Item]) -> dict[str, Columns]:
+def imported_tables(items: Sequence[Item]) -> dict[str, Columns]:
     """The labels and points of problems a result file defines itself, for the views: the
     columns of cmmath.json's reference tables (`dataset.reference_tables`), in the tables a
     reload of the data leaves alone."""

@@ -207,7 +207,8 @@ def option_ending(question: str, response: str, choices: tuple[str, ...]) -> fro
             and not _BOUNDARY_RE.search(last[:len(last) - len(t)])]
     if not hits:
         return None
-    return frozenset(max(hits, key=lambda k: len(texts[k])))
+    best: str = max(hits, key=lambda k: len(texts[k]))
+    return frozenset({best})
 
 
 CIRCLED = "①②③④⑤⑥⑦⑧⑨⑩"

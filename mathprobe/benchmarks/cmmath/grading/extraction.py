@@ -111,22 +111,22 @@ def final_region(response: str) -> tuple[str | None, str]:
             lines.append((offset, ln))
         offset += len(ln) + 1
     for pos, ln in reversed(lines[-3:]):
-        m = _last(CONCLUSION_RE, ln)
-        if m is not None:
-            region = ln[m.start():].strip()
-            if in_math(ln, m.start()):           # "$$\\therefore x=5$$": keep the $$ balanced
+        said = _last(CONCLUSION_RE, ln)
+        if said is not None:
+            region = ln[said.start():].strip()
+            if in_math(ln, said.start()):           # "$$\\therefore x=5$$": keep the $$ balanced
                 region = "$$" + region
             if RELATION_RE.search(region) or INEQUALITY_RE.search(region) or \
                     COUNT_RE.search(region):
-                found.append((pos + m.start(), region, "conclusion"))
+                found.append((pos + said.start(), region, "conclusion"))
                 break
             if len(NUMBER_RE.findall(strip_wrappers(region))) == 1:
-                found.append((pos + m.start(), region, "number"))
+                found.append((pos + said.start(), region, "number"))
                 break
     for pos, ln in reversed(lines[-2:]):
-        m = _last(CANNOT_RE, ln)
-        if m is not None:
-            found.append((pos + m.start(), "", "no_answer"))
+        said = _last(CANNOT_RE, ln)
+        if said is not None:
+            found.append((pos + said.start(), "", "no_answer"))
             break
     if found:
         pos, region, how = max(found, key=lambda f: f[0])
@@ -180,9 +180,10 @@ def extract_choice(response: str, choices: tuple[str, ...]) -> frozenset[str] | 
     if found is None:
         lines = [ln.strip() for ln in text.split("\n") if ln.strip()]
         if lines:
-            m = re.fullmatch(r"[(（\[]?\s*([A-H](?:\s*[,，、]\s*[A-H])*)\s*[)）\]]?[.。]?", lines[-1])
-            if m and set(re.findall(r"[A-H]", m.group(1))) <= allowed:
-                found = frozenset(re.findall(r"[A-H]", m.group(1)))
+            choice = re.fullmatch(r"[(（\[]?\s*([A-H](?:\s*[,，、]\s*[A-H])*)\s*[)）\]]?[.。]?",
+                                  lines[-1])
+            if choice and set(re.findall(r"[A-H]", choice.group(1))) <= allowed:
+                found = frozenset(re.findall(r"[A-H]", choice.group(1)))
     return found
 
 

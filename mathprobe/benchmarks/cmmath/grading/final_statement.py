@@ -61,10 +61,9 @@ def candidates(region: str, how: str) -> list[Value]:
     explicitly marked region (boxed, 答案：, Answer:) where no clause has a relation word, the
     clauses themselves are the values; a 'number' region gives its one number."""
     if how == "number":            # with its order of magnitude: "投入498万元" is 4980000
-        bare = strip_wrappers(region)
-        return [make_value(m.group(0) + (re.match(r"\s*(万亿|亿|万)", bare[m.end():]) or
-                                         re.match("", "")).group(0).strip())
-                for m in NUMBER_RE.finditer(bare)][:1]
+        text = strip_wrappers(region)
+        return [make_value(m.group(0) + _magnitude(text[m.end():]))
+                for m in NUMBER_RE.finditer(text)][:1]
     stated: list[Value] = []
     bare: list[Value] = []
     clauses = split_outside(region, "，,；;。\n")
@@ -107,11 +106,18 @@ def candidates(region: str, how: str) -> list[Value]:
     return [v for v in out if v.text and not (v.kind == "text" and v.text.endswith("的值"))]
 
 
+def _magnitude(after: str) -> str:
+    """The order of magnitude written right after a number ("万" of "498万元"), or ""."""
+    found = re.match(r"\s*(万亿|亿|万)", after)
+    return found.group(0).strip() if found else ""
+
+
 def _counted(rest: str) -> Value:
     """The value a count states: "17$$万人" -> 170000, "2n 个小黑点" -> 2n."""
     value = make_value(rest)
     if value.kind == "text":
-        lead = re.match(r"[^\u3400-\u9fff]*(?:万亿|亿|万)?", rest).group(0)
+        found = re.match(r"[^\u3400-\u9fff]*(?:万亿|亿|万)?", rest)   # matches every text
+        lead = found.group(0) if found else ""
         counted = make_value(lead)
         if counted.kind == "math" and counted.parsed:
             return counted

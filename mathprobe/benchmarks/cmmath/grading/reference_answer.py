@@ -127,7 +127,8 @@ def _respectively(line: str) -> str:
 def _math_separators(line: str) -> str:
     """"$$1；0.011$$" -> "$$1$$；$$0.011$$": a full-width separator inside math at no bracket
     depth separates two values."""
-    out, depth, math = [], 0, False
+    out: list[str] = []
+    depth, math = 0, False
     for ch in line:
         if ch == "$":
             math = not math if not out or out[-1] != "$" else math

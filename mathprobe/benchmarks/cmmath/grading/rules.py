@@ -179,8 +179,8 @@ def _other_value(item: Item, letters: frozenset[str], response: str) -> str | No
     (letter,) = letters
     right = make_value(texts[letter])
     region, how = final_region(response)
-    if how not in ("boxed", "marker", "conclusion") or not constant(right) or \
-            names_letter(response, letter):
+    if how not in ("boxed", "marker", "conclusion") or region is None or \
+            not constant(right) or names_letter(response, letter):
         return None                             # (a last line may be a step: "第四步：S=105")
     cands = candidates(region, how)
     if len(cands) != 1 or not constant(cands[0]) or same_value(cands[0], right) is not False:

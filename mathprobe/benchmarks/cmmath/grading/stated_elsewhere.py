@@ -43,7 +43,8 @@ def states_text(reference: Reference, response: str) -> bool:
     不能获得高薪职位", each at least four Chinese characters), every one of which one of the
     response's last three lines contains, not negated (no 不/没/未/非/无/否 just before it)."""
     wants = [_statement(b) for b in reference.blanks]
-    return bool(wants) and None not in wants and _said(wants, response)
+    said = [w for w in wants if w is not None]
+    return bool(wants) and len(said) == len(wants) and _said(said, response)
 
 
 def _says(line: str, want: str) -> bool:
@@ -92,7 +93,8 @@ def by_name(reference: Reference, response: str) -> bool:
     if not reference.names or None in reference.names:
         return False
     stated = named_values(response)
-    for name, solutions in zip(reference.names, reference.blanks):
+    names = [n for n in reference.names if n is not None]      # every one (checked above)
+    for name, solutions in zip(names, reference.blanks):
         value = value_named(stated, name)
         if value is None or len(solutions) != 1 or \
                 any_same(make_value(value), solutions[0]) is not True:

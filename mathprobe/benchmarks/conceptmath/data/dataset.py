@@ -15,14 +15,14 @@ from __future__ import annotations
 import json
 import math
 from dataclasses import dataclass, field, replace
-from functools import lru_cache
 from pathlib import Path
 from typing import Any
 
 from mathprobe import contract
+from mathprobe.data_cache import per_data_folder
 from mathprobe.errors import DataError
 from mathprobe.files import read_jsonl, read_text
-from mathprobe.items import Item
+from mathprobe.items import Item, given
 
 NAME = "conceptmath"
 SYSTEMS = ("element_en", "element_zh", "middle_en", "middle_zh")     # file names = `grade` values
@@ -159,13 +159,13 @@ def load_fewshot(data_dir: Path) -> tuple[dict[str, tuple[tuple[str, str], ...]]
     return shots, path
 
 
-@lru_cache(maxsize=4)
+@per_data_folder(NAME)
 def _load(data_dir: Path) -> Dataset:
     items: list[Item] = []
     for system in SYSTEMS:
         items.extend(load_system(data_dir, system))
     fewshot, fewshot_path = load_fewshot(data_dir)
-    items = [replace(it, exemplars=fewshot.get(it.group_id, ())) for it in items]
+    items = [replace(it, exemplars=fewshot.get(given(it.group_id, "group_id"), ())) for it in items]
     files = [data_dir / NAME / f"{system}.jsonl" for system in SYSTEMS]
     return Dataset(items=tuple(items), fewshot=fewshot, fingerprint=contract.fingerprint(*files),
                    fewshot_path=str(fewshot_path))
@@ -177,7 +177,8 @@ def load(data_dir: str | Path) -> Dataset:
     return _load(Path(data_dir))
 
 
-load.cache_clear = _load.cache_clear      # type: ignore[attr-defined]   (as for lru_cache)
+# as its cache has (per_data_folder's wrapper, typed as a plain callable, has it)
+load.cache_clear = _load.cache_clear  # type: ignore[attr-defined]
 
 
 STRATA = ("system", "level-1 concept", "concept")
@@ -185,4 +186,5 @@ STRATA = ("system", "level-1 concept", "concept")
 
 def strata(item: Item) -> tuple[str, ...]:
     """An item's stratum: its system, its level-1 concept and its leaf concept."""
-    return (item.group_id, item.concept.split("/")[0], item.concept)
+    concept = given(item.concept, "concept")
+    return (given(item.group_id, "group_id"), concept.split("/")[0], concept)

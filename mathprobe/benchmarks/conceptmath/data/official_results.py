@@ -28,7 +28,7 @@ from mathprobe.benchmarks.conceptmath.data.dataset import (
 from mathprobe.contract import OfficialRow, ResultFile
 from mathprobe.errors import DataError
 from mathprobe.files import read_result_rows, response_text
-from mathprobe.items import Item
+from mathprobe.items import Item, given
 
 AUTHORS_VERDICT = "authors_iscorrect"
 # main.py's outputs: {model}_{grade}_all.json / _right.json / _wrong.json; inputs {grade}.jsonl
@@ -53,7 +53,7 @@ def read_official_results(path: Path, dataset: Dataset
         raise DataError(path, "file not found")
     by_key: dict[tuple[str, int], list[Item]] = {}
     for it in dataset.items:
-        by_key.setdefault((it.group_id, it.payload["idx"]), []).append(it)
+        by_key.setdefault((given(it.group_id, "group_id"), it.payload["idx"]), []).append(it)
     out: list[tuple[Item, str | None]] = []
     verdicts: list[bool | None] = []
     seen: set[str] = set()

@@ -107,8 +107,8 @@ def final_answer(response: str | None) -> str | None:
     if not response or not response.strip():
         return None
     found: list[tuple[int, str]] = []
-    boxes = [(m.start(), _balanced(response, m.end())) for m in BOXED_RE.finditer(response)]
-    boxes = [(pos, inner.strip()) for pos, inner in boxes if inner and inner.strip()]
+    balanced = [(m.start(), _balanced(response, m.end())) for m in BOXED_RE.finditer(response)]
+    boxes = [(pos, inner.strip()) for pos, inner in balanced if inner and inner.strip()]
     if boxes:
         last_pos = boxes[-1][0]
         line_start = response.rfind("\n", 0, last_pos) + 1

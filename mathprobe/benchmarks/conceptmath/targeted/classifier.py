@@ -167,8 +167,9 @@ class ConceptClassifier:
                     best_p[j] = pv[j]
                     best[j] = (m.system, m.concepts[top[j]])
             for j, i in enumerate(idx):
-                if best[j] is not None:
-                    out[i] = (*best[j], float(best_p[j]))
+                found = best[j]
+                if found is not None:
+                    out[i] = (*found, float(best_p[j]))
         return out
 
 

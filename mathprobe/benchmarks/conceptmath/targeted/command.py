@@ -48,6 +48,7 @@ def read_train(path: Path, systems: set[str]) -> list[Labelled]:
         if data["system"] not in systems:
             raise MathprobeError(f"{where}, field 'system': {data['system']!r} is not one of "
                                  + ", ".join(sorted(systems)))
+        assert isinstance(concept, str)            # the loop above refused any other
         out.append(Labelled(data["system"], concept, data["question"]))
     return out
 
@@ -64,8 +65,13 @@ def select_data(store: Store, data_dir: Path, options: SelectOptions,
                 progress: SelectProgress) -> list[str]:
     dataset = load(data_dir)
     extra = read_train(options.train, set(SYSTEMS)) if options.train else []
+
+    def note_heldout(heldout: list[HeldOut]) -> None:
+        for line in heldout_lines(heldout):
+            progress.note(line)
+
     result = select(store, dataset.items, options, extra=extra, progress=progress,
-                    on_heldout=lambda h: [progress.note(line) for line in heldout_lines(h)])
+                    on_heldout=note_heldout)
     lines = [f"read {result.n_read} documents (corpus fingerprint {result.corpus_fingerprint});"
              f" {result.n_candidates} had a weak concept as their most likely one"]
     for w in result.weak:

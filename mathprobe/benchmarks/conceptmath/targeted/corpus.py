@@ -23,6 +23,7 @@ import duckdb
 
 from mathprobe.errors import MathprobeError
 from mathprobe.store.errors import offline_connect
+from mathprobe.store.one_row import one_row
 
 BATCH = 2000
 JSON_SUFFIXES = (".jsonl", ".ndjson", ".json", ".jsonl.gz", ".ndjson.gz", ".json.gz",
@@ -117,8 +118,8 @@ class Corpus:
         try:
             for f in self.files:
                 if kind_of(f) == "parquet":
-                    total += con.execute("SELECT sum(num_rows) FROM parquet_file_metadata(?)",
-                                         [f]).fetchone()[0] or 0
+                    total += one_row(con, "SELECT sum(num_rows) FROM parquet_file_metadata(?)",
+                                     [f])[0] or 0
                 elif is_url(f) or f.endswith((".gz", ".zst")):
                     return None
                 else:

@@ -53,7 +53,7 @@ class Selection:
     weak: list[dict[str, Any]]
     heldout: list[HeldOut]
     chosen: dict[tuple[str, str], list[tuple[float, Doc]]] = field(default_factory=dict)
-    mixed: list[tuple[dict[str, Any], Doc]] = field(default_factory=list)
+    mixed: list[tuple[list[dict[str, str]], Doc]] = field(default_factory=list)
     n_read: int = 0
     n_candidates: int = 0                  # documents whose best concept is a weak one
     overlapping: list[tuple[Doc, Overlap]] = field(default_factory=list)
@@ -159,7 +159,7 @@ def _mix(result: Selection, files: list[str], opts: SelectOptions,
     never taken (counted)."""
     want = round(opts.mix_ratio * result.n_selected)
     rng = random.Random(opts.seed)
-    sample: list[tuple[dict[str, Any], Doc]] = []
+    sample: list[tuple[list[dict[str, str]], Doc]] = []
     seen = 0
     rows = read_mix(files)
     for messages, doc in rows:
@@ -222,7 +222,8 @@ def _record(store: Store, result: Selection, opts: SelectOptions) -> None:
         "mix_rows_read": result.n_mix_rows, "mix_removed_overlapping": result.n_mix_overlapping,
         "mix_fingerprint": result.mix_fingerprint})
     corpus = ",".join(opts.corpus)
-    rows = [(result.selection_id, opts.run_id, opts.grader, system, concept, rank, "corpus",
+    rows: list[tuple[Any, ...]] = [
+            (result.selection_id, opts.run_id, opts.grader, system, concept, rank, "corpus",
              doc.id, score, corpus, result.corpus_fingerprint, result.classifier, params,
              str(result.out), now)
             for (system, concept), docs in result.chosen.items()

@@ -3,15 +3,16 @@ strata a run with --limit samples over (whole problems, by steps and category)."
 from __future__ import annotations
 
 import re
+from collections.abc import Sequence
 from dataclasses import dataclass, field, replace
-from functools import lru_cache
 from pathlib import Path
 from typing import Any
 
 from mathprobe import contract
+from mathprobe.data_cache import per_data_folder
 from mathprobe.errors import DataError
 from mathprobe.files import read_json
-from mathprobe.items import Item
+from mathprobe.items import Item, given
 from mathprobe.options import LETTERS, sequential_letters
 
 NAME = "wemath"
@@ -58,7 +59,7 @@ def load_knowledge(data_dir: Path) -> tuple[dict[str, Any], ...]:
 
 
 def parse_row(row: Any, *, path: Path, n: int, data_dir: Path, leaves: set[str],
-              check_image: bool = True) -> Item:
+              check_image: bool = True) -> WemathItem:
     """One testmini row -> Item, or a DataError naming the row and field."""
     if not isinstance(row, dict):
         raise DataError(path, "expected a JSON object", row=n)
@@ -90,20 +91,21 @@ def parse_row(row: Any, *, path: Path, n: int, data_dir: Path, leaves: set[str],
     if check_image and not image.is_file():
         raise DataError(path, f"image not found: {image}", row=n, field="image_path", item=ident)
     return WemathItem(
-        benchmark=NAME, item_id=ident, question=row["question"], gold=row["answer"],
-        group_id=row["ID"], part=row["key"], concept=row["knowledge concept"], choices=choices,
-        image_path=str(image), payload=row,
+        benchmark=NAME, item_id=f"{row['ID']}/{row['key']}", question=row["question"],
+        gold=row["answer"], group_id=row["ID"], part=row["key"],
+        concept=row["knowledge concept"], choices=choices, image_path=str(image), payload=row,
     )
 
 
-def _check_structure(items: list[Item], path: Path) -> None:
+def _check_structure(items: Sequence[Item], path: Path) -> None:
     """Every problem needs its one-step questions and its composite question."""
     parts: dict[str, set[str]] = {}
     for it in items:
-        if it.part in parts.setdefault(it.group_id, set()):
-            raise DataError(path, f"problem {it.group_id} has question {it.part} twice",
+        problem, part = given(it.group_id, "group_id"), given(it.part, "part")
+        if part in parts.setdefault(problem, set()):
+            raise DataError(path, f"problem {problem} has question {part} twice",
                             field="key", item=it.item_id)
-        parts[it.group_id].add(it.part)
+        parts[problem].add(part)
     for pid, keys in parts.items():
         steps = next(iter(keys))[0]
         want = {f"{steps}steps_{k}" for k in [*range(1, int(steps) + 1), "multi"]}
@@ -112,7 +114,7 @@ def _check_structure(items: list[Item], path: Path) -> None:
                             f"{sorted(want)}", field="key", item=pid)
 
 
-@lru_cache(maxsize=4)
+@per_data_folder(NAME)
 def load(data_dir: str | Path) -> Dataset:
     data_dir = Path(data_dir)
     knowledge = load_knowledge(data_dir)
@@ -126,7 +128,8 @@ def load(data_dir: str | Path) -> Dataset:
              for n, r in enumerate(rows, start=1)]
     _check_structure(items, path)
     root2 = {k["leaf"]: k["root2"] for k in knowledge}
-    first = {it.group_id: it.concept.split(";")[0] for it in items if it.part.endswith("multi")}
+    first = {it.group_id: given(it.concept, "concept").split(";")[0] for it in items
+             if given(it.part, "part").endswith("multi")}
     items = [replace(it, category=root2[first[it.group_id]]) for it in items]
     return Dataset(items=tuple(items), knowledge=knowledge, fingerprint=fingerprint)
 
@@ -136,12 +139,12 @@ STRATA = ("steps", "category")
 
 def strata(item: Item) -> tuple[str, ...]:
     """A problem's stratum: its steps (2 or 3) and its knowledge category."""
-    return (item.part.split("_")[0], getattr(item, "category", None) or "")
+    return (given(item.part, "part").split("_")[0], getattr(item, "category", None) or "")
 
 
 def sample_unit(item: Item) -> str:
     """A problem is never split, so the four-dimensional metric stays defined."""
-    return item.group_id
+    return given(item.group_id, "group_id")
 
 
 def reference_tables(dataset: Dataset) -> dict[str, dict[str, tuple[str, list]]]:

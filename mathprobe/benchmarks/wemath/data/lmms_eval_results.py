@@ -67,10 +67,9 @@ def read_lmms_eval(path: Path, dataset: Dataset) -> ResultFile:
                                             "doc with ID and key): not a sample of a WE-MATH task"))
             continue
         ident = f"{doc['ID']}/{doc['key']}"
-        item, why = match_row(known, seen, n, ident, row.get("target", doc.get("answer")),
-                              "target")
-        if item is None:
-            skipped.append(why)
+        item = match_row(known, seen, n, ident, row.get("target", doc.get("answer")), "target")
+        if isinstance(item, Skipped):
+            skipped.append(item)
             continue
         if doc.get("question") is not None and doc["question"] != item.question:
             skipped.append(Skipped(n, ident, "question text differs from testmini.json"))
@@ -84,7 +83,7 @@ def read_lmms_eval(path: Path, dataset: Dataset) -> ResultFile:
         if isinstance(score, (int, float)) and not isinstance(score, bool):
             verdicts[GRADER] = (None, score == 1.0)      # their joker: acc_score == 1.0
         seen[ident] = n
-        rows.append(OfficialRow(item, text, verdicts))
+        rows.append(OfficialRow(item, text, verdicts, row=n))
     m = FILE_NAME.search(path.stem)
     source = {"tool": "lmms-eval", "read_at_commit": COMMIT,
               **({"task": m.group("task")} if m else {})}

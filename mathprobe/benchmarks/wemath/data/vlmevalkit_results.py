@@ -74,6 +74,7 @@ def read_vlmevalkit(path: Path, dataset: Dataset) -> ResultFile:
     if missing:
         raise DataError(path, f"no {', '.join(repr(c) for c in missing)} column: not a "
                         f"VLMEvalKit WeMath file (its columns: {', '.join(sorted(columns))})")
+    assert id_col is not None          # a file without one was refused just above
     judged = "hit" in columns
     known = dataset.by_id()
     rows: list[OfficialRow] = []
@@ -81,9 +82,9 @@ def read_vlmevalkit(path: Path, dataset: Dataset) -> ResultFile:
     seen: dict[str, int] = {}
     for n, row in table:
         ident = f"{row.get(id_col)}/{row.get('key')}"
-        item, why = match_row(known, seen, n, ident, row.get("answer"))
-        if item is None:
-            skipped.append(why)
+        item = match_row(known, seen, n, ident, row.get("answer"))
+        if isinstance(item, Skipped):
+            skipped.append(item)
             continue
         prediction = row.get("prediction")
         prediction = None if prediction is None else str(prediction)
@@ -97,7 +98,7 @@ def read_vlmevalkit(path: Path, dataset: Dataset) -> ResultFile:
             if hit is not None:
                 verdicts[JUDGE_GRADER] = (_first_line(row.get("log")), hit)
         seen[ident] = n
-        rows.append(OfficialRow(item, None if failure else prediction, verdicts, failure))
+        rows.append(OfficialRow(item, None if failure else prediction, verdicts, failure, row=n))
     source = {**describe_file(path), "file_kind": "judged" if judged else "predictions"}
     return ResultFile(rows, skipped, default_verdicts=False, source=source)
 

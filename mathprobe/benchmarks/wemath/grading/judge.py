@@ -26,7 +26,7 @@ import re
 from typing import Any, ClassVar
 
 from mathprobe.benchmarks.wemath.data.dataset import OPTION_LETTER_RE
-from mathprobe.contract import Grade, Judge
+from mathprobe.contract import Judge, Verdict
 from mathprobe.items import Item
 from mathprobe.options import LETTERS
 
@@ -146,7 +146,7 @@ class WemathJudge(Judge):
         options."""
         return None if text is None else _option_alone(str(text), set(LETTERS))
 
-    def read(self, item: Item, text: str | None) -> Grade | None:
+    def read(self, item: Item, text: str | None) -> Verdict | None:
         options = option_texts(item.payload.get("option", ""))
         letter = infer_option(text, options)
         if letter is None:

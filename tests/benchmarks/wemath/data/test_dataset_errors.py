@@ -108,7 +108,7 @@ def test_jsonl_result_files_are_read_too(tmp_path):
     results = tmp_path / "r.jsonl"
     results.write_text("\n".join(json.dumps(r) for r in rows) + "\n")
     got = wemath.read_official_results(results, dataset)
-    assert [wemath.grade("official", item, text)[1] for item, text in got] == [True, False, True]
+    assert [wemath.grade("official", r.item, r.response)[1] for r in got] == [True, False, True]
 
 
 def test_bytes_that_are_not_utf8_name_the_row_and_field(tmp_path):
