@@ -128,6 +128,28 @@ def pytest_collection_modifyitems(session, config, items):
         harness.start()                                           # 10-25 s, in the background
 
 
+_UNGROUPED: set[str] = set()     # grouped tests whose group pytest-xdist did not take
+
+
+def pytest_collection_finish(session):
+    """A group pytest-xdist did not take splits its set-up over both processes, each making it
+    (the team's, 5-6 minutes on 2 loaded cores, twice at once): its tests then fail at once
+    saying so, rather than show only in the timings. xdist's loadgroup renames a grouped test's
+    node id to `id@group`; pytest 9.2 keeps the id elsewhere, and the renaming is lost
+    (pyproject.toml keeps pytest below 9.2)."""
+    if os.environ.get("PYTEST_XDIST_WORKER") and session.config.option.loadgroup:
+        _UNGROUPED.update(item.nodeid for item in session.items
+                          if (group := group_of(item)) is not None
+                          and not item.nodeid.endswith("@" + group))
+
+
+def pytest_runtest_setup(item):
+    if item.nodeid in _UNGROUPED:
+        pytest.fail(f"pytest-xdist's --dist loadgroup did not put {item.nodeid} in its group "
+                    f"({group_of(item)}), so its set-up would be made in each process: install "
+                    "the pytest of constraints.txt", pytrace=False)
+
+
 def pytest_sessionfinish(session, exitstatus):
     early.stop_untaken()
     harness.stop()
