@@ -4,6 +4,7 @@ a holder stopped past its claim's life finds it taken over and stops asking."""
 from __future__ import annotations
 
 import contextlib
+import dataclasses
 import fcntl
 import json
 import signal
@@ -17,6 +18,9 @@ from pathlib import Path
 import pytest
 
 from mathprobe.store import close_all, open_store, run_lease
+from mathprobe.store.lake import connect as connect_lake
+from mathprobe.store.location import parse
+from mathprobe.store.one_row import one_row
 from tests.conftest import REPO
 from tests.support.cli import cli_env
 from tests.support.fake_api import FakeAPI
@@ -126,13 +130,14 @@ def test_a_stopped_holder_finds_its_claim_taken_and_stops_asking(tmp_path):
         stop_between_writes(proc, tmp_path / "lake.sqlite")
         stopped = time.monotonic()
         store = open_store(lake)
+        opened = time.monotonic() - stopped      # 0.3-2 s: its views made, on a loaded machine
         taker = run_lease.RunLease(store, "r")
         deadline = time.monotonic() + 20
         while taker.try_take() is not None:
             assert time.monotonic() < deadline
             time.sleep(0.1)
         took = time.monotonic() - stopped        # the claim's life, as documented: 2 s here
-        assert 2.0 - 0.3 - 0.1 <= took <= 2.0 + 2.0, took
+        assert 2.0 - 0.3 - 0.1 <= took <= max(2.0, opened) + 2.0, (took, opened)
         close_all()                              # the holder's renewal needs the catalog
         proc.send_signal(signal.SIGCONT)
         out, err = proc.communicate(timeout=60)
@@ -210,6 +215,22 @@ def stop_between_writes(proc: subprocess.Popen, catalog: Path) -> None:
     raise AssertionError("could not stop the command between two writes")
 
 
+@dataclasses.dataclass(frozen=True)
+class Stop:
+    at: float                   # time.monotonic() when the command was stopped
+    unstored: int               # the answers the server gave it that were not in the store
+
+
+def stored_answers(catalog: Path) -> int:
+    """The answers of run `paused` in the lake, read while its writer is stopped."""
+    con = connect_lake(parse(f"ducklake:sqlite:{catalog}"), read_only=True)
+    try:
+        return one_row(con, "SELECT count(*) FROM responses "
+                            "WHERE run_id = 'paused' AND status = 'ok'")[0]
+    finally:
+        con.close()
+
+
 def wait_for(check, what: str, limit: float = 120) -> None:
     deadline = time.monotonic() + limit
     while not check():
@@ -220,9 +241,11 @@ def wait_for(check, what: str, limit: float = 120) -> None:
 @contextlib.contextmanager
 def a_stopped_command(tmp_path: Path, data_dir, host: str):
     """A `mathprobe run` on a lake, claiming it as a process of `host` ('-': this machine),
-    stopped between two writes once it has asked 10 items; yields (api, procs, second), where
-    `second()` starts the same command as this machine's. Their stderr goes to first.txt and
-    second.txt; both are ended, and the server stopped, afterwards."""
+    stopped between two writes once it has asked 10 items; yields (api, procs, second, stop),
+    where `second()` starts the same command as this machine's and `stop` says when it was
+    stopped and how many answers it had back (or in flight) but not in the store then. Their
+    stderr goes to first.txt and second.txt; both are ended, and the server stopped,
+    afterwards."""
     lake = f"ducklake:sqlite:{tmp_path / 'lake.sqlite'}"
     api = FakeAPI(latency=0.3).start()
     logs = [(tmp_path / f"{name}.txt").open("w+") for name in ("first", "second")]
@@ -235,7 +258,10 @@ def a_stopped_command(tmp_path: Path, data_dir, host: str):
         procs.append(run_command(lake, data_dir, api, host, logs[0]))
         wait_for(lambda: api.served >= 10, "the first command asks")
         stop_between_writes(procs[0], tmp_path / "lake.sqlite")
-        yield api, procs, second
+        stopped = time.monotonic()
+        time.sleep(1.0)                              # what it had in flight is answered
+        unstored = api.served - stored_answers(tmp_path / "lake.sqlite")
+        yield api, procs, second, Stop(stopped, unstored)
     finally:
         for p in procs:
             p.send_signal(signal.SIGCONT)
@@ -252,8 +278,7 @@ def test_a_paused_then_resumed_holder_pays_nothing_twice(tmp_path, data_dir):
     over while the first slept, and the first, resumed, went on asking: 52 items paid twice);
     resumed (SIGCONT), the first renews its claim before it sends anything more and finishes
     the run, the second then finds nothing left: every item was paid for once."""
-    with a_stopped_command(tmp_path, data_dir, "-") as (api, procs, second):
-        time.sleep(1.0)                              # what it had in flight is answered
+    with a_stopped_command(tmp_path, data_dir, "-") as (api, procs, second, _):
         stopped_at = api.served
         second()
         wait_for(lambda: "but is still running" in (tmp_path / "second.txt").read_text(),
@@ -276,10 +301,9 @@ def test_a_holder_of_another_machine_resumed_after_a_takeover_sends_nothing(tmp_
     what the first had in flight, or back but not yet stored, when it stopped; resumed, the first finds its claim gone
     before it sends anything more, and says so (exit 2). (It had gone on asking: 7 of 60
     paid twice here.)"""
-    with a_stopped_command(tmp_path, data_dir, "laptop") as (api, procs, second):
-        stopped = time.monotonic()
+    with a_stopped_command(tmp_path, data_dir, "laptop") as (api, procs, second, stop):
         out, _ = second().communicate(timeout=240)
-        took = time.monotonic() - stopped
+        took = time.monotonic() - stop.at
         done_at, resumed_at = api.served, time.time()
         procs[0].send_signal(signal.SIGCONT)
         procs[0].communicate(timeout=120)
@@ -287,9 +311,12 @@ def test_a_holder_of_another_machine_resumed_after_a_takeover_sends_nothing(tmp_
     assert procs[1].returncode == 0, texts[1][-3000:]
     report = json.loads(out)["run"]
     assert report["n_ok"] == report["n_items"] and took >= TTL - 1 and done_at >= report["n_items"]
-    # asked twice: only what the first had in flight when it stopped (its window, 2; one
-    # stopped half-written goes out when it resumes) or had back but not yet stored (answers
-    # go to the store every 0.25 s: 2 more at most here), nothing it would have sent after
-    assert api.served - report["n_items"] <= 4 and len(asked_once(api)) <= 4, texts[0][-3000:]
+    # asked twice: only what the first had back but not yet stored when it stopped (its
+    # answers go to the store every 0.25 s, a lake's commit can take a second on a loaded
+    # machine: 0-8 seen) and what was stopped half-written and goes out when it resumes (2 at
+    # most, its window), nothing it would have sent after
+    paid_twice = api.served - report["n_items"]
+    assert paid_twice <= stop.unstored + 2 and len(asked_once(api)) <= stop.unstored + 2, \
+        (paid_twice, stop.unstored, texts[0][-3000:])
     assert len([r for r in api.requests if r["at"] >= resumed_at]) <= 2
     assert procs[0].returncode == 2 and "lost its claim on the run" in texts[0], texts[0][-3000:]
